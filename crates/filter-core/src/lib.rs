@@ -1,0 +1,94 @@
+//! The shared foundation of a workspace of probabilistic membership filters.
+//!
+//! A membership filter answers "is x in the set?" with **no false negatives**
+//! and a tunable rate of false positives, in far less memory than the set.
+//! Each filter family lives in its own crate (`bloom`, `counting-bloom`,
+//! `cuckoo`, `xor-filter`); this crate holds what they share, once:
+//!
+//! - the traits [`Filter`], [`Insert`] and [`Remove`], re-exported by every
+//!   filter crate, so generic code can take "any filter";
+//! - the [`Error`] type, whose messages name the parameter, value and allowed
+//!   range;
+//! - the hashing pipeline ([`hash`]): a deterministic default hasher, a fixed
+//!   mixer, multiply-shift range reduction, fingerprints, and the hasher probe
+//!   that stops a filter from loading under a hasher that would give false
+//!   negatives;
+//! - sizing math ([`sizing`]) with checked inputs;
+//! - the byte format ([`format`]): a writer and a validating reader;
+//! - fallible table allocation ([`memory`]).
+//!
+//! Users rarely name this crate: every filter crate re-exports the traits and
+//! the error.
+//!
+//! # Examples
+//!
+//! Code generic over any filter:
+//!
+//! ```
+//! use filter_core::{Error, Filter, Insert};
+//!
+//! fn insert_all<F: Insert<str>>(filter: &mut F, urls: &[&str]) -> Result<(), Error> {
+//!     urls.iter().try_for_each(|url| filter.insert(url))
+//! }
+//!
+//! fn seen<F: Filter<str>>(filter: &F, url: &str) -> bool {
+//!     filter.contains(url)
+//! }
+//! # let _ = (insert_all::<Never>, seen::<Never>);
+//! # struct Never;
+//! # impl Filter<str> for Never { fn contains(&self, _: &str) -> bool { true } fn memory_bytes(&self) -> usize { 0 } }
+//! # impl Insert<str> for Never { fn insert(&mut self, _: &str) -> Result<(), Error> { Ok(()) } }
+//! ```
+//!
+//! Sizing a classic Bloom filter:
+//!
+//! ```
+//! use filter_core::sizing::{bloom_bits, bloom_hashes};
+//!
+//! let bits = bloom_bits(1_000_000, 0.01)?;
+//! assert_eq!(bits, 9_585_059);
+//! assert_eq!(bloom_hashes(bits, 1_000_000)?, 7);
+//! assert!(bloom_bits(1_000_000, 1.5).is_err());
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+//!
+//! # Design decisions
+//!
+//! - **Traits are small.** Pre-hashed keys, serialization and sizing differ
+//!   between families in ways that matter (a static filter has no `insert`),
+//!   so they are inherent methods with shared names, not trait methods.
+//! - **A fixed default hasher.** Random seeds would make every run and every
+//!   test different, and saved filters unloadable. The price (predictable
+//!   hashes) is documented on [`DefaultHashBuilder`], with the way out.
+//! - **No `%` and no power-of-two tables.** [`reduce`] maps a hash to any
+//!   range with one multiply, so tables are sized to what the target rate
+//!   needs, not to the next power of two.
+//! - **The reader distrusts its input.** Every length is checked against the
+//!   bytes present before allocating; see [`format`].
+//!
+//! # Crate features
+//!
+//! - `testing` (off by default): seeded key generators, an oracle-driven
+//!   quickcheck harness and statistical tolerances, for the filter crates'
+//!   own tests. Not covered by semver.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod format;
+pub mod hash;
+pub mod memory;
+pub mod sizing;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod traits;
+
+pub use error::Error;
+pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
+pub use traits::{Filter, Insert, Remove};
+
+/// The README's example, compiled and run as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

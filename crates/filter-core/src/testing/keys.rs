@@ -1,0 +1,72 @@
+//! Seeded key generators.
+//!
+//! Key `i` under seed `s` is `mix64(i + s·φ)`, where φ is the 64-bit golden
+//! ratio. `mix64` is a bijection and `i ↦ i + c` is one too, so distinct
+//! indices give distinct keys. Members use indices `0..n` and non-members
+//! indices from 2^63 up: the two sets are disjoint by construction for any
+//! n below 2^63, with no rejection sampling.
+
+use crate::mix64;
+
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+const NON_MEMBER_BASE: u64 = 1 << 63;
+
+/// The key with index `index` under `seed`.
+pub fn key(seed: u64, index: u64) -> u64 {
+    mix64(index.wrapping_add(seed.wrapping_mul(GOLDEN)))
+}
+
+/// `count` distinct member keys (indices `0..count`).
+pub fn members(seed: u64, count: usize) -> Vec<u64> {
+    (0..count as u64).map(|i| key(seed, i)).collect()
+}
+
+/// `count` distinct keys, none of which is among `members(seed, _)` of any
+/// length below 2^63.
+pub fn non_members(seed: u64, count: usize) -> Vec<u64> {
+    (0..count as u64)
+        .map(|i| key(seed, NON_MEMBER_BASE + i))
+        .collect()
+}
+
+/// A string key, shaped like a crawler's URL, for the key with this index.
+pub fn url(seed: u64, index: u64) -> String {
+    format!("https://example.com/{:016x}/page", key(seed, index))
+}
+
+/// `count` distinct URL-shaped member strings.
+pub fn member_urls(seed: u64, count: usize) -> Vec<String> {
+    (0..count as u64).map(|i| url(seed, i)).collect()
+}
+
+/// `count` distinct URL-shaped strings disjoint from [`member_urls`].
+pub fn non_member_urls(seed: u64, count: usize) -> Vec<String> {
+    (0..count as u64)
+        .map(|i| url(seed, NON_MEMBER_BASE + i))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn members_and_non_members_are_distinct_and_disjoint() {
+        let m: HashSet<u64> = members(7, 10_000).into_iter().collect();
+        let n: HashSet<u64> = non_members(7, 10_000).into_iter().collect();
+        assert_eq!(m.len(), 10_000);
+        assert_eq!(n.len(), 10_000);
+        assert!(m.is_disjoint(&n));
+        assert_eq!(members(7, 3), members(7, 3));
+        assert_ne!(members(7, 3), members(8, 3));
+    }
+
+    #[test]
+    fn urls_are_distinct() {
+        let m: HashSet<String> = member_urls(1, 1000).into_iter().collect();
+        let n: HashSet<String> = non_member_urls(1, 1000).into_iter().collect();
+        assert_eq!(m.len() + n.len(), 2000);
+        assert!(m.is_disjoint(&n));
+    }
+}
