@@ -197,19 +197,19 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
 
     /// Adds the key whose 64-bit hash is `hash` (before mixing:
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
-    #[inline]
+    #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
         self.insert_unique_hash(hash);
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
-    #[inline]
+    #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
         simd::insert(self.kernel, &mut self.blocks, hash)
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         simd::contains(self.kernel, &self.blocks, hash)
     }
