@@ -135,13 +135,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// Adds `item`. Never fails: a Bloom filter accepts any number of keys,
     /// its false-positive rate rising past the target once more than the
     /// expected number are in.
-    #[inline]
+    #[inline(always)]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
         self.insert_hash(self.hasher.hash_one(item));
     }
 
     /// Whether `item` may be in the set: `false` means it was never inserted.
-    #[inline]
+    #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
         self.contains_hash(self.hasher.hash_one(item))
     }
@@ -150,7 +150,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// (some bit was unset), like [`HashSet::insert`](std::collections::HashSet::insert).
     /// `false` means it may have been there: it was inserted before, or it is
     /// a false positive.
-    #[inline]
+    #[inline(always)]
     pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
         self.insert_unique_hash(self.hasher.hash_one(item))
     }
@@ -159,18 +159,22 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        self.insert_unique_hash(hash);
+        let positions = Positions::new(hash, self.bits.len());
+        let words = self.bits.as_mut_slice();
+        for j in 0..self.hashes {
+            let p = positions.at(j);
+            words[p / WORD_BITS] |= 1 << (p % WORD_BITS);
+        }
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        let len = self.bits.len();
+        let positions = Positions::new(hash, self.bits.len());
         let words = self.bits.as_mut_slice();
-        let mut positions = Positions::new(hash, len);
         let mut new = false;
-        for _ in 0..self.hashes {
-            let p = positions.next_position();
+        for j in 0..self.hashes {
+            let p = positions.at(j);
             let mask = 1 << (p % WORD_BITS);
             let word = &mut words[p / WORD_BITS];
             new |= *word & mask == 0;

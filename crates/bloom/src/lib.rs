@@ -68,8 +68,9 @@
 //!   [`filter_core::mix64`]'s second multiply measured at about a quarter of
 //!   its time; one xor-shift-multiply round is still a bijection and turns
 //!   sequential ids into a well-spread Weyl sequence (a test checks the rate
-//!   with sequential pre-hashed ids). The classic filter, where k memory
-//!   accesses dominate, keeps `mix64`.
+//!   with sequential pre-hashed ids). The classic filter keeps `mix64`:
+//!   its step y comes from the low half of the mixed hash, and with one
+//!   round sequential ids measured a 3.1 % rate at a 1 % target.
 //! - **Blocking is paid for in bits, honestly.** [`BlockedBloomFilter::with_fpr`]
 //!   sizes with the Poisson model of block loads
 //!   ([`filter_core::sizing::blocked_bloom_bits`]) so the *measured* rate

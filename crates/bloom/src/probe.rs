@@ -52,8 +52,8 @@ impl Positions {
         )
     }
 
-    /// The next position, in `0..bits`.
-    #[inline(always)]
+    /// The next position, in `0..bits` (the sequence `at(0), at(1), ..`).
+    #[cfg(test)]
     pub(crate) fn next_position(&mut self) -> usize {
         let position = reduce(self.x, self.bits);
         self.x = self.x.wrapping_add(self.y);
