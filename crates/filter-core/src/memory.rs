@@ -14,7 +14,7 @@ use crate::Error;
 /// [`Error::InvalidParameter`] naming `parameter` when the allocation fails
 /// or its byte size overflows.
 pub fn zeroed_vec<T: Copy + Default>(len: usize, parameter: &'static str) -> Result<Vec<T>, Error> {
-    let mut table = Vec::new();
+    let mut table: Vec<T> = Vec::new();
     let fail = || {
         Error::invalid(
             parameter,
