@@ -24,12 +24,9 @@ pub const MAX_KEYS: usize = 3_000_000_000;
 /// A table layout: sizing from the number of keys, the three positions of a
 /// key, and its parameters' encoding.
 pub(crate) trait Layout: Sized + Clone + Debug + PartialEq {
-    /// Whether peeling should follow each newly freed slot at once (a stack)
-    /// rather than in order of discovery (a queue). Depth first suits a
-    /// layout whose keys' slots are close together: the chain stays in cache.
-    /// Breadth first suits slots scattered over the table: consecutive queue
-    /// entries are independent, so their cache misses overlap.
-    const DEPTH_FIRST: bool;
+    /// Whether construction should prefetch the slots of keys a few steps
+    /// ahead: worth it when a key's slots are scattered over a large table.
+    const PREFETCH: bool;
 
     /// Sizes the table for `keys` distinct keys.
     fn for_keys(keys: usize) -> Result<Self, Error>;
@@ -67,7 +64,7 @@ pub(crate) struct XorLayout {
 }
 
 impl Layout for XorLayout {
-    const DEPTH_FIRST: bool = false;
+    const PREFETCH: bool = true;
 
     fn for_keys(keys: usize) -> Result<Self, Error> {
         check_keys(keys)?;
@@ -143,7 +140,7 @@ impl FuseLayout {
 }
 
 impl Layout for FuseLayout {
-    const DEPTH_FIRST: bool = true;
+    const PREFETCH: bool = true;
 
     fn for_keys(keys: usize) -> Result<Self, Error> {
         check_keys(keys)?;
