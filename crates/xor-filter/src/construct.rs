@@ -40,7 +40,6 @@
 //! (binary fuse, `from_keys`), 10^8 near 3.1 GB.
 
 use filter_core::Error;
-use filter_core::memory::zeroed_vec;
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
@@ -94,10 +93,14 @@ impl Scratch {
 /// A zeroed vector from the allocator's zeroed path (`calloc`: fresh pages
 /// from the OS are already zero), so each page is first touched by the phase
 /// that uses it rather than by a separate zeroing pass over tens of
-/// megabytes, which is what [`zeroed_vec`] does. The size is first checked
-/// through [`zeroed_vec`]'s rules by a fallible reservation.
-fn lazily_zeroed<T: Copy + Default>(len: usize, parameter: &'static str) -> Result<Vec<T>, Error> {
-    zeroed_vec::<T>(0, parameter)?;
+/// megabytes, which is what [`filter_core::memory::zeroed_vec`] does (it
+/// cannot use `calloc` for a generic element type). A fallible reservation
+/// first turns an impossible size into the same error `zeroed_vec` gives,
+/// instead of an abort.
+pub(crate) fn lazily_zeroed<T: Copy + Default>(
+    len: usize,
+    parameter: &'static str,
+) -> Result<Vec<T>, Error> {
     let mut probe: Vec<T> = Vec::new();
     probe.try_reserve_exact(len).map_err(|_| {
         Error::invalid(
