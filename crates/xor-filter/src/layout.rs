@@ -234,6 +234,23 @@ mod tests {
             assert!(f.positions(k).iter().all(|&p| p < f.slots()));
         }
         assert_eq!(x.positions(u64::MAX)[2], x.slots() - 1);
+        // The lookup indexes without bounds checks: the extremes must stay in
+        // range for every size, including layouts of one segment.
+        for n in (0..200).chain([1 << 20, 10_000_000, MAX_KEYS]) {
+            let x = XorLayout::for_keys(n).unwrap();
+            let f = FuseLayout::for_keys(n).unwrap();
+            for k in [
+                0,
+                1,
+                u64::MAX,
+                u64::MAX >> 1,
+                0x8000_0000_0003_FFFF,
+                0xFFFF_FFFF_0000_0000,
+            ] {
+                assert!(x.positions(k).iter().all(|&p| p < x.slots()), "{n} {k:#x}");
+                assert!(f.positions(k).iter().all(|&p| p < f.slots()), "{n} {k:#x}");
+            }
+        }
     }
 
     #[test]

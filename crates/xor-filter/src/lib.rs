@@ -58,8 +58,13 @@
 //! - **Tiny sets work.** The xor layout's `+ 32` and the binary fuse size
 //!   factor (up to ~6 for two keys) keep small hypergraphs peelable; n = 0
 //!   builds an empty table that answers with the usual false-positive rate.
-//! - **`unsafe` only for the prefetch hint.** Lookups and construction index
-//!   with bounds checks, which cost nothing measurable next to cache misses.
+//! - **Two small `unsafe` blocks, each paid for by a measurement:** the
+//!   prefetch hint (`prefetch.rs`), and unchecked indexing of the three
+//!   lookups (`table.rs`), which made lookups ~10 % faster at 10^6 keys. The
+//!   lookup's indices are in range by construction: every layout maps any
+//!   hash below its slot count, and a table always has exactly that many
+//!   entries (`from_bytes` refuses any other count). Construction keeps its
+//!   bounds checks.
 //!
 //! # Crate features
 //!

@@ -41,7 +41,20 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         let k = mixed(hash, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = &self.fingerprints;
-        F::from_hash(k) ^ t[a] ^ t[b] ^ t[c] == F::default()
+        debug_assert!(a < t.len() && b < t.len() && c < t.len());
+        #[allow(unsafe_code)]
+        // SAFETY: `positions` returns indices below `layout.slots()` for any
+        // hash (each layout's tests check the extremes), and `fingerprints`
+        // has exactly `layout.slots()` entries: construction allocates that
+        // many, and `from_bytes` refuses any other count.
+        let (x, y, z) = unsafe {
+            (
+                *t.get_unchecked(a),
+                *t.get_unchecked(b),
+                *t.get_unchecked(c),
+            )
+        };
+        F::from_hash(k) ^ x ^ y ^ z == F::default()
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
