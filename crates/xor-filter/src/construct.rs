@@ -5,8 +5,10 @@
 //!    first position is a multiply-high of the mixed hash, so this orders keys
 //!    by first slot: for the binary fuse layout all three slots of a key are
 //!    then close to those of its neighbours, and the next phase sweeps the
-//!    tables instead of jumping around them (it roughly halves the build time
-//!    at 10^7 keys).
+//!    tables instead of jumping around them. For the xor layout it orders
+//!    the first of the three blocks. Measured at 10^7 keys, with prefetching
+//!    on: the binary fuse build takes about a quarter less time than without
+//!    the sort, the xor build about a tenth less.
 //! 2. **Count.** Every slot keeps a count of the keys that map to it and the
 //!    xor of their mixed hashes. No adjacency lists: a slot with count 1 holds
 //!    its only key's hash in the xor, which is all peeling needs.
@@ -37,7 +39,9 @@
 //! (1.1–2.5 bytes per key) are allocated. Deduplication, when needed, adds a
 //! sorted copy of the input (8 bytes per key); `from_keys` holds the 64-bit
 //! key hashes (8 bytes per key) throughout. 10^7 keys thus peak near 310 MB
-//! (binary fuse, `from_keys`), 10^8 near 3.1 GB.
+//! (binary fuse, `from_keys`), 10^8 near 3.1 GB. Measured peak resident
+//! memory of a process building from 10^8 pre-hashed keys (0.8 GB of them):
+//! 3.06 GB for `BinaryFuse8`, 3.18 GB for `Xor8`.
 
 use filter_core::Error;
 
