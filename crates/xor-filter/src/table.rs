@@ -44,9 +44,14 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         debug_assert!(a < t.len() && b < t.len() && c < t.len());
         #[allow(unsafe_code)]
         // SAFETY: `positions` returns indices below `layout.slots()` for any
-        // hash (each layout's tests check the extremes), and `fingerprints`
-        // has exactly `layout.slots()` entries: construction allocates that
-        // many, and `from_bytes` refuses any other count.
+        // hash and any layout `for_keys` or `read` can produce: the xor
+        // layout reduces into each of its three blocks; the fuse layout's
+        // first index is below `segment_count · segment_length`, and the
+        // other two xor only bits below the power-of-two `segment_length`
+        // (which `read` enforces) into the next two segments (layout tests
+        // check the extremes). `fingerprints` has exactly `layout.slots()`
+        // entries: construction allocates that many, `from_bytes` refuses any
+        // other count, and the fields are private to the crate.
         let (x, y, z) = unsafe {
             (
                 *t.get_unchecked(a),
