@@ -196,7 +196,9 @@ impl Layout for FuseLayout {
         let slots = segment_count
             .checked_add(2)
             .and_then(|s| s.checked_mul(segment_length))
-            .filter(|&s| segment_count >= 1 && s <= 1 << 32)
+            // Slots must also fit a usize, or `slots()` would truncate on
+            // 32-bit targets and the lookup's range argument would fail.
+            .filter(|&s| segment_count >= 1 && s <= 1 << 32 && usize::try_from(s).is_ok())
             .ok_or_else(|| {
                 Error::corrupt(format_args!(
                     "segment_count must be from 1 to 2^32 / segment_length - 2, got {segment_count}"
