@@ -44,6 +44,7 @@
 //! 3.06 GB for `BinaryFuse8`, 3.18 GB for `Xor8`.
 
 use filter_core::Error;
+use filter_core::memory::zeroed_vec;
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
@@ -79,45 +80,19 @@ struct Scratch {
 impl Scratch {
     fn prepare(&mut self, keys: usize, slots: usize) -> Result<(), Error> {
         if self.keys.len() != keys {
-            self.keys = lazily_zeroed(keys, "number of keys")?;
-            self.which = lazily_zeroed(keys, "number of keys")?;
+            self.keys = zeroed_vec(keys, "number of keys")?;
+            self.which = zeroed_vec(keys, "number of keys")?;
         }
         if self.count.len() != slots {
-            self.count = lazily_zeroed(slots, "slots")?;
-            self.xor = lazily_zeroed(slots, "slots")?;
-            self.queue = lazily_zeroed(slots + 1, "slots")?;
+            self.count = zeroed_vec(slots, "slots")?;
+            self.xor = zeroed_vec(slots, "slots")?;
+            self.queue = zeroed_vec(slots + 1, "slots")?;
         } else {
             self.count.fill(0);
             self.xor.fill(0);
         }
         Ok(())
     }
-}
-
-/// A zeroed vector from the allocator's zeroed path (`calloc`: fresh pages
-/// from the OS are already zero), so each page is first touched by the phase
-/// that uses it rather than by a separate zeroing pass over tens of
-/// megabytes, which is what [`filter_core::memory::zeroed_vec`] does (it
-/// cannot use `calloc` for a generic element type). A fallible reservation
-/// first turns an impossible size into the same error `zeroed_vec` gives,
-/// instead of an abort.
-pub(crate) fn lazily_zeroed<T: Copy + Default>(
-    len: usize,
-    parameter: &'static str,
-) -> Result<Vec<T>, Error> {
-    let mut probe: Vec<T> = Vec::new();
-    probe.try_reserve_exact(len).map_err(|_| {
-        Error::invalid(
-            parameter,
-            len,
-            format_args!(
-                "small enough to allocate ({len} elements of {} bytes could not be allocated)",
-                size_of::<T>()
-            ),
-        )
-    })?;
-    drop(probe);
-    Ok(vec![T::default(); len])
 }
 
 enum Failure {
@@ -362,7 +337,7 @@ fn assign<L: Layout, F: Fingerprint>(
     stack: &[u64],
     which: &[u8],
 ) -> Result<Table<L, F>, Error> {
-    let mut t: Vec<F> = lazily_zeroed(layout.slots(), "slots")?;
+    let mut t: Vec<F> = zeroed_vec(layout.slots(), "slots")?;
     for (&k, &w) in stack.iter().zip(which).rev() {
         let p = layout.positions(k);
         t[p[usize::from(w)]] = F::from_hash(k) ^ t[p[0]] ^ t[p[1]] ^ t[p[2]];
