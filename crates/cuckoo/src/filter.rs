@@ -7,6 +7,7 @@ use filter_core::{DefaultHashBuilder, Error, fingerprint, mix64, reduce, sizing}
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
+use crate::search::{INSERT_SEARCH_BUCKETS, REINSERT_SEARCH_BUCKETS};
 use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, words_for};
 
 /// How many residents one insert may evict before it gives up and parks the
@@ -361,8 +362,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// Places `fp`, whose buckets are both full, by evicting residents along a
-    /// random walk that starts at `bucket`. After [`MAX_KICKS`] evictions the
-    /// fingerprint in hand goes to the (empty) victim slot, so nothing is lost.
+    /// random walk that starts at `bucket`. After [`MAX_KICKS`] evictions a
+    /// bounded breadth-first search looks for a chain of moves to a free slot
+    /// (see `search.rs`); only if that fails too does the fingerprint in hand
+    /// go to the (empty) victim slot, so nothing is lost.
     fn kick(&mut self, mut bucket: usize, mut fp: u64) {
         for _ in 0..MAX_KICKS {
             // The top two bits of a 32-bit draw: a uniform slot in 0..4.
@@ -372,6 +375,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
             if self.table.try_put(bucket, fp) {
                 return;
             }
+        }
+        if self
+            .table
+            .place_by_search(bucket, fp, INSERT_SEARCH_BUCKETS)
+        {
+            return;
         }
         self.victim = Victim {
             bucket,
@@ -423,17 +432,17 @@ impl<S: BuildHasher> CuckooFilter<S> {
         }
         self.len -= 1;
         if victim.fingerprint != 0 {
-            // A slot is free now: walk the victim back into the table. If the
-            // walk fails again, the fingerprint in hand becomes the victim.
-            self.victim = Victim {
-                bucket: 0,
-                fingerprint: 0,
-            };
-            let other = self.table.alt(victim.bucket, victim.fingerprint);
-            if !(self.table.try_put(victim.bucket, victim.fingerprint)
-                || self.table.try_put(other, victim.fingerprint))
-            {
-                self.kick(victim.bucket, victim.fingerprint);
+            // A slot is free now: search for a chain of moves that puts the
+            // victim back. If none is found the victim stays where it is.
+            if self.table.place_by_search(
+                victim.bucket,
+                victim.fingerprint,
+                REINSERT_SEARCH_BUCKETS,
+            ) {
+                self.victim = Victim {
+                    bucket: 0,
+                    fingerprint: 0,
+                };
             }
         }
         true

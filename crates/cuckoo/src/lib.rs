@@ -84,6 +84,7 @@
 
 mod encoding;
 mod filter;
+mod search;
 mod table;
 
 pub use filter::{CuckooFilter, MAX_COPIES, MAX_KICKS, TARGET_LOAD};

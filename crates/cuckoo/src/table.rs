@@ -218,6 +218,12 @@ impl Table {
         }
     }
 
+    /// The fingerprint in slot `slot` (0..4) of `bucket` (0 if empty).
+    #[inline]
+    pub(crate) fn slot(&self, bucket: usize, slot: u32) -> u64 {
+        (self.read(bucket) >> (slot * self.fingerprint_bits)) & self.fingerprint_mask
+    }
+
     /// Replaces slot `slot` (0..4) of `bucket` with `fingerprint` and returns
     /// the fingerprint that was there.
     #[inline]
