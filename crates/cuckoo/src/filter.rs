@@ -3,12 +3,12 @@
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::{DefaultHashBuilder, Error, fingerprint, mix64, reduce, sizing};
+use filter_core::{DefaultHashBuilder, Error, mix64, reduce, sizing};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use crate::search::{INSERT_SEARCH_BUCKETS, REINSERT_SEARCH_BUCKETS};
-use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, words_for};
+use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, bytes_for};
 
 /// How many residents one insert may evict before it gives up and parks the
 /// fingerprint in hand in the victim slot (the paper's bound).
@@ -265,10 +265,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hasher: S,
     ) -> Result<Self, Error> {
         let bits = check_fingerprint_bits(fingerprint_bits)?;
-        let words = checked_words(buckets, bits, "buckets")?;
-        let words = filter_core::memory::zeroed_vec(words, "buckets")?;
+        let bytes = checked_bytes(buckets, bits, "buckets")?;
+        let bytes = filter_core::memory::zeroed_vec(bytes, "buckets")?;
         Ok(CuckooFilter {
-            table: Table::from_words(words, buckets, bits),
+            table: Table::from_bytes(bytes, buckets, bits),
             len: 0,
             victim: Victim {
                 bucket: 0,
@@ -323,7 +323,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
         let mixed = mix64(hash);
         // reduce keeps the high bits, fingerprint the low 32: independent.
         let bucket = reduce(mixed, self.table.buckets());
-        (bucket, fingerprint(mixed, self.table.fingerprint_bits()))
+        (bucket, self.table.fingerprint(mixed))
     }
 
     /// [`insert`](Self::insert) for a key already hashed to 64 bits (by the
@@ -411,10 +411,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
         let in_table = self.table.bucket_has(self.table.read(first), fp)
             | self.table.bucket_has(self.table.read(second), fp);
         // The victim's buckets are {v, alt(v, fp)}; they are this item's
-        // buckets iff v is one of them (alt depends on fp alone).
-        let victim = (self.victim.fingerprint == fp)
-            & ((self.victim.bucket == first) | (self.victim.bucket == second));
-        in_table | victim
+        // buckets iff v is one of them (alt depends on fp alone). The
+        // fingerprint test almost never passes, so it is a well-predicted
+        // branch in front of the bucket tests.
+        let in_victim = self.victim.fingerprint == fp
+            && (self.victim.bucket == first || self.victim.bucket == second);
+        in_table | in_victim
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.
@@ -489,9 +491,9 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
-    /// whole words, plus one padding word.
+    /// whole bytes, plus 7 padding bytes.
     pub fn memory_bytes(&self) -> usize {
-        self.table.words().len() * 8
+        self.table.bytes().len()
     }
 
     /// The hasher keys are hashed with.
@@ -500,8 +502,8 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 }
 
-/// The word count for a table, or an error naming `parameter`.
-pub(crate) fn checked_words(
+/// The byte count for a table, or an error naming `parameter`.
+pub(crate) fn checked_bytes(
     buckets: usize,
     fingerprint_bits: u32,
     parameter: &'static str,
@@ -515,8 +517,8 @@ pub(crate) fn checked_words(
     let fits = (buckets as u64)
         .checked_mul(SLOTS as u64 * u64::from(fingerprint_bits))
         .is_some_and(|bits| bits <= sizing::MAX_BITS);
-    match words_for(buckets, fingerprint_bits) {
-        Some(words) if buckets > 0 && fits => Ok(words),
+    match bytes_for(buckets, fingerprint_bits) {
+        Some(bytes) if buckets > 0 && fits => Ok(bytes),
         _ => Err(Error::invalid(parameter, buckets, allowed())),
     }
 }
