@@ -432,7 +432,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
             self.len -= 1;
             return true;
         }
-        if !(self.table.try_remove(first, fp) || self.table.try_remove(second, fp)) {
+        if !self.table.remove_from_either(first, second, fp) {
             return false;
         }
         self.len -= 1;

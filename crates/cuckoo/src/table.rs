@@ -219,8 +219,9 @@ impl Table {
         }
     }
 
-    /// Empties one slot of `bucket` holding `fingerprint`; `false` if none does.
-    #[inline]
+    /// Empties one slot of `bucket` holding `fingerprint`; `false` if none
+    /// does. (Removal proper uses [`remove_from_either`](Self::remove_from_either).)
+    #[cfg(test)]
     pub(crate) fn try_remove(&mut self, bucket: usize, fingerprint: u64) -> bool {
         let value = self.read(bucket);
         match self.find_lane(value, fingerprint) {
@@ -230,6 +231,37 @@ impl Table {
             }
             None => false,
         }
+    }
+
+    /// Empties one slot holding `fingerprint` in `first`, or else in
+    /// `second`; `false` if neither holds it.
+    ///
+    /// Both buckets are read and searched before choosing, so the choice is
+    /// a conditional move, not a branch that a mix of items in first and
+    /// second buckets would mispredict half the time.
+    #[inline]
+    pub(crate) fn remove_from_either(
+        &mut self,
+        first: usize,
+        second: usize,
+        fingerprint: u64,
+    ) -> bool {
+        let broadcast = fingerprint.wrapping_mul(self.lanes_low);
+        let (value1, value2) = (self.read(first), self.read(second));
+        let flags1 = self.zero_lanes(value1 ^ broadcast);
+        let flags2 = self.zero_lanes(value2 ^ broadcast);
+        if flags1 | flags2 == 0 {
+            return false;
+        }
+        let (bucket, value, flags) = if flags1 != 0 {
+            (first, value1, flags1)
+        } else {
+            (second, value2, flags2)
+        };
+        // A lane's flag is its top bit; the lane starts f − 1 bits lower.
+        let start = flags.trailing_zeros() + 1 - self.fingerprint_bits;
+        self.write(bucket, value & !(self.fingerprint_mask << start));
+        true
     }
 
     /// The fingerprint in slot `slot` (0..4) of `bucket` (0 if empty).
