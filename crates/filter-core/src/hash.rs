@@ -73,11 +73,12 @@ impl BuildHasher for DefaultHashBuilder {
     }
 }
 
-/// Hashes `item` with `hasher` and applies [`mix64`]: the 64-bit value every
-/// filter derives its positions and fingerprints from.
+/// Hashes `item` with `hasher`: the raw 64-bit hash that the filters' `*_hash`
+/// methods take.
 ///
-/// The `*_hash` methods of the filters take a hash *before* mixing, so
-/// `filter.contains(&x)` equals `filter.contains_hash(hasher.hash_one(&x))`.
+/// It does *not* apply [`mix64`]; each filter mixes inside, so that
+/// `filter.contains(&x)` equals `filter.contains_hash(hash_key(&hasher, &x))`
+/// and a user's own (possibly poor) hash goes through the same mixing.
 #[inline]
 pub fn hash_key<T: Hash + ?Sized, S: BuildHasher>(hasher: &S, item: &T) -> u64 {
     hasher.hash_one(item)
