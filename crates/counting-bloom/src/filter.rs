@@ -168,26 +168,17 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// Adds one copy of `item`: increments each of its counters that is not
-    /// saturated.
-    ///
-    /// # Errors
-    ///
-    /// None: the `Result` matches [`Insert::insert`] and the other filters of
-    /// the workspace. A counting Bloom filter never fills up; saturated
-    /// counters only raise the false-positive rate.
+    /// saturated. Never fails: a counting Bloom filter never fills up, and
+    /// saturated counters only raise the false-positive rate.
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), Error> {
-        self.insert_hash(self.hasher.hash_one(item))
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
+        self.insert_hash(self.hasher.hash_one(item));
     }
 
     /// As [`insert`](Self::insert), for an item whose raw 64-bit hash is
     /// `hash` (the filter mixes it before use).
-    ///
-    /// # Errors
-    ///
-    /// None, as [`insert`](Self::insert).
     #[inline]
-    pub fn insert_hash(&mut self, hash: u64) -> Result<(), Error> {
+    pub fn insert_hash(&mut self, hash: u64) {
         for position in Probes::new(hash, self.hashes, self.counters) {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
@@ -198,7 +189,6 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 }
             }
         }
-        Ok(())
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -209,12 +199,40 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// As [`contains`](Self::contains), for a raw 64-bit hash.
+    ///
+    /// Counters are checked in groups of eight without branching inside a
+    /// group, so the (usually cache-missing) loads of a group overlap in the
+    /// memory system; a group holding a zero counter ends the lookup. With
+    /// k ≤ 8 (every rate down to about 0.2 %) the lookup has no data-dependent
+    /// branch at all: in a benchmark at 1M and 10M keys, groups of four (the
+    /// classic filter's choice) made misses 1.3–1.7× slower here, because a
+    /// 4× larger table makes each mispredicted early exit wait on memory.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        Probes::new(hash, self.hashes, self.counters).all(|position| {
-            let (word, shift) = locate(position);
-            (self.table[word] >> shift) & 15 != 0
-        })
+        let table = &self.table[..];
+        let mut probes = Probes::new(hash, self.hashes, self.counters);
+        let mut nonzero = move || {
+            // `probes` yields exactly `hashes` positions; the callers below
+            // ask for no more.
+            let (word, shift) = locate(probes.next_position());
+            u64::from((table[word] >> shift) & 15 != 0)
+        };
+        let mut left = self.hashes;
+        while left >= 8 {
+            let mut group = 1;
+            for _ in 0..8 {
+                group &= nonzero();
+            }
+            if group == 0 {
+                return false;
+            }
+            left -= 8;
+        }
+        let mut all = 1;
+        for _ in 0..left {
+            all &= nonzero();
+        }
+        all == 1
     }
 
     /// Removes one copy of `item`: decrements each of its counters that is
@@ -405,7 +423,8 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CountingBloomFilter<S> {
 impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for CountingBloomFilter<S> {
     /// Never fails: saturated counters only raise the false-positive rate.
     fn insert(&mut self, item: &T) -> Result<(), Error> {
-        CountingBloomFilter::insert(self, item)
+        CountingBloomFilter::insert(self, item);
+        Ok(())
     }
 }
 

@@ -21,9 +21,9 @@
 //! use counting_bloom::CountingBloomFilter;
 //!
 //! let mut filter = CountingBloomFilter::with_fpr(10_000, 0.01)?;
-//! filter.insert("alice")?;
-//! filter.insert("bob")?;
-//! filter.insert("bob")?;
+//! filter.insert("alice");
+//! filter.insert("bob");
+//! filter.insert("bob");
 //! assert!(filter.contains("alice"));
 //! assert_eq!(filter.count("bob"), 2);
 //!
