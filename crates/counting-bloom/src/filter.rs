@@ -3,7 +3,7 @@
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::sizing::{MAX_BITS, bloom_bits, bloom_hashes, check_items};
+use filter_core::sizing::{MAX_BITS, bloom_bits, bloom_fpr, bloom_hashes, check_items};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
 use crate::counters::{
@@ -43,6 +43,14 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// assert_eq!(filter.hashes(), 7);
 /// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 1e6;
 /// assert!((bits_per_key - 38.34).abs() < 0.01, "{bits_per_key}");
+/// assert!((filter.expected_fpr(1_000_000) - 0.01).abs() < 0.0002);
+///
+/// // Measured: 10,000 items in, 100,000 other keys asked.
+/// let mut filter = CountingBloomFilter::with_fpr(10_000, 0.01)?;
+/// (0..10_000u64).for_each(|i| filter.insert(&i));
+/// let false_positives = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
+/// // σ = √(0.01 · 0.99 / 100,000) ≈ 0.03 %, so 1.15 % is 5σ above the target.
+/// assert!(false_positives < 1_150, "{false_positives}");
 /// # Ok::<(), counting_bloom::Error>(())
 /// ```
 ///
@@ -339,6 +347,15 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 }
 
 impl<S> CountingBloomFilter<S> {
+    /// The false-positive rate the classic formula predicts with `items`
+    /// distinct items present: (1 − e^(−k·items/m))^k. Saturated counters can
+    /// only add to it, negligibly at design load.
+    pub fn expected_fpr(&self, items: usize) -> f64 {
+        // m and k were validated at construction, so the checked formula
+        // cannot fail; 1.0 is the safe answer if it somehow did.
+        bloom_fpr(self.counters as u64, items, self.hashes).unwrap_or(1.0)
+    }
+
     /// The number of counters, m.
     pub fn counters(&self) -> u64 {
         self.counters as u64
