@@ -32,7 +32,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// k = round(m/n · ln 2)), with a 4-bit counter where the classic filter has
 /// a bit: 4·m bits, about 38.3 bits per key at p = 1 %, 4× the classic size.
 /// The false-positive rate with n items present is the classic
-/// (1 − e^(−kn/m))^k ≤ p; saturated counters (see below) raise it by an
+/// (1 − e^(−kn/m))^k ≈ p; saturated counters (see below) raise it by an
 /// amount too small to measure in practice.
 ///
 /// ```
@@ -76,7 +76,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// later make one of them a false negative. Only remove items you inserted.
 /// If deletes must be exact even for mistaken removes, use the cuckoo filter
 /// (`cuckoo::CuckooFilter`), which removes only a matching fingerprint and
-/// stores 4–5× fewer bits per key.
+/// needs about a third of the bits per key.
 #[derive(Clone)]
 pub struct CountingBloomFilter<S = DefaultHashBuilder> {
     table: Vec<u64>,

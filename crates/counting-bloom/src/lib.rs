@@ -13,7 +13,7 @@
 //! so it costs **4× the memory** of a classic Bloom filter: about 38.3 bits
 //! per key at p = 1 %, 57.5 at p = 0.1 %. If you never remove, use the
 //! classic filter; if you remove and can afford fingerprints, the cuckoo
-//! filter deletes exactly in a quarter of the space.
+//! filter deletes exactly in about a third of the space.
 //!
 //! # Examples
 //!
