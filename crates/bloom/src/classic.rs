@@ -6,7 +6,7 @@ use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
 use fixedbitset::FixedBitSet;
 
-use crate::probe::Positions;
+use filter_core::BloomProbes;
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -23,9 +23,9 @@ const WORD_BITS: usize = usize::BITS as usize;
 /// log2(1/p) bits per key**, 9.59 at p = 1 %, 14.38 at p = 0.1 %. The
 /// false-positive rate after n distinct inserts is (1 − e^(−kn/m))^k ≈ p.
 ///
-/// All k positions come from one 64-bit hash by enhanced double hashing (see
-/// the crate docs), reduced to `0..bits` by multiply-shift, so the bit count
-/// need not be a power of two.
+/// All k positions come from one 64-bit hash by double hashing in the 64-bit
+/// ring ([`filter_core::BloomProbes`]), reduced to `0..bits` by
+/// multiply-shift, so the bit count need not be a power of two.
 ///
 /// # Invariants
 ///
@@ -159,7 +159,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        let positions = Positions::new(hash, self.bits.len());
+        let positions = BloomProbes::new(hash, self.bits.len());
         let words = self.bits.as_mut_slice();
         for j in 0..self.hashes {
             let p = positions.at(j);
@@ -170,7 +170,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        let positions = Positions::new(hash, self.bits.len());
+        let positions = BloomProbes::new(hash, self.bits.len());
         let words = self.bits.as_mut_slice();
         let mut new = false;
         for j in 0..self.hashes {
@@ -192,7 +192,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let words = self.bits.as_slice();
-        let positions = Positions::new(hash, self.bits.len());
+        let positions = BloomProbes::new(hash, self.bits.len());
         let bit = |j| {
             let p = positions.at(j);
             words[p / WORD_BITS] >> (p % WORD_BITS)

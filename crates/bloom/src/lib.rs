@@ -37,7 +37,7 @@
 //! # Design decisions
 //!
 //! - **One hash per key.** The hasher runs once; the classic filter derives
-//!   its k positions by enhanced double hashing, the blocked filter its block
+//!   its k positions by double hashing ([`filter_core::BloomProbes`]), the blocked filter its block
 //!   and eight lane bits by splitting a second multiply. The `*_hash` methods
 //!   take that 64-bit hash directly, and the filter mixes it with
 //!   [`filter_core::mix64`] first, so a poor hash (sequential ids) still
@@ -91,7 +91,6 @@ mod block;
 mod blocked;
 mod classic;
 mod encoding;
-mod probe;
 mod simd;
 
 pub use block::{BLOCK_BITS, BLOCK_HASHES};

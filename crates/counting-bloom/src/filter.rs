@@ -10,7 +10,7 @@ use crate::counters::{
     MAX_COUNT, count_saturated, locate, saturated_in_word, saturating_add_words, words_for,
     zeroed_table,
 };
-use crate::probes::Probes;
+use filter_core::BloomProbes;
 
 /// The largest hash count a filter accepts. Every operation touches this
 /// many counters, so the limit bounds the cost of one call; 64 hashes is the
@@ -199,7 +199,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// `hash` (the filter mixes it before use).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        for position in Probes::new(hash, self.hashes, self.counters) {
+        for position in BloomProbes::new(hash, self.counters).first(self.hashes) {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
             if value < MAX_COUNT {
@@ -228,19 +228,21 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let table = &self.table[..];
-        let mut probes = Probes::new(hash, self.hashes, self.counters);
+        let probes = BloomProbes::new(hash, self.counters);
         let counter = |position: usize| {
             let (word, shift) = locate(position);
             (table[word] >> shift) & 15
         };
         if size_of_val(table) <= BRANCH_FREE_MAX_BYTES {
             let mut all = 1;
-            for _ in 0..self.hashes {
-                all &= u64::from(counter(probes.next_position()) != 0);
+            for j in 0..self.hashes {
+                all &= u64::from(counter(probes.at(j)) != 0);
             }
             all == 1
         } else {
-            probes.all(|position| counter(position) != 0)
+            probes
+                .first(self.hashes)
+                .all(|position| counter(position) != 0)
         }
     }
 
@@ -263,7 +265,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         if !self.contains_hash(hash) {
             return false;
         }
-        let probes = Probes::new(hash, self.hashes, self.counters);
+        let probes = BloomProbes::new(hash, self.counters).first(self.hashes);
         for (done, position) in probes.clone().enumerate() {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
@@ -300,7 +302,8 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 
     /// As [`count`](Self::count), for a raw 64-bit hash.
     pub fn count_hash(&self, hash: u64) -> u32 {
-        Probes::new(hash, self.hashes, self.counters)
+        BloomProbes::new(hash, self.counters)
+            .first(self.hashes)
             .map(|position| {
                 let (word, shift) = locate(position);
                 ((self.table[word] >> shift) & 15) as u32
@@ -475,7 +478,10 @@ mod tests {
         let before = g.table().to_vec();
         let mut tried = 0;
         for hash in 0..1_000 {
-            let touches_low = Probes::new(hash, 4, 2).filter(|&p| p == 0).count();
+            let touches_low = BloomProbes::new(hash, 2)
+                .first(4)
+                .filter(|&p| p == 0)
+                .count();
             if touches_low == 3 {
                 assert!(!g.remove_hash(hash));
                 assert_eq!(g.table(), &before[..]);

@@ -52,9 +52,9 @@
 //!   that was never inserted but whose counters are all non-zero decrements
 //!   other items' counters and can make them false negatives. Only remove
 //!   what you inserted, or use the cuckoo filter for exact deletes.
-//! - **One hash per key.** Positions come from one 64-bit hash by enhanced
-//!   double hashing and multiply-shift range reduction (no `%`, any table
-//!   size); see the `probes` module's docs.
+//! - **One hash per key.** Positions come from one 64-bit hash by double
+//!   hashing and multiply-shift range reduction (no `%`, any table size),
+//!   shared with the classic Bloom filter: see [`filter_core::BloomProbes`].
 //! - **Unblocked layout.** An item's k counters lie anywhere in the table,
 //!   like the classic filter's bits, so the false-positive rate is the
 //!   classic one. A blocked layout (all of an item's counters in one 64-byte
@@ -78,7 +78,6 @@
 mod counters;
 mod encoding;
 mod filter;
-mod probes;
 
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};

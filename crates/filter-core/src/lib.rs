@@ -13,6 +13,7 @@
 //!   mixer, multiply-shift range reduction, fingerprints, and the hasher probe
 //!   that stops a filter from loading under a hasher that would give false
 //!   negatives;
+//! - [`BloomProbes`]: the k positions of a key in a Bloom-family table;
 //! - sizing math ([`sizing`]) with checked inputs;
 //! - the byte format ([`format`]): a writer and a validating reader;
 //! - fallible table allocation ([`memory`]).
@@ -79,6 +80,7 @@ mod error;
 pub mod format;
 pub mod hash;
 pub mod memory;
+mod probes;
 pub mod sizing;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -86,6 +88,7 @@ mod traits;
 
 pub use error::Error;
 pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
+pub use probes::BloomProbes;
 pub use traits::{Filter, Insert, Remove};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
