@@ -324,15 +324,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
 
 /// Checks a hash count against `1..=MAX_HASHES`.
 pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
-    if (1..=MAX_HASHES).contains(&hashes) {
-        Ok(hashes)
-    } else {
-        Err(Error::invalid(
-            "hashes",
-            hashes,
-            format_args!("in 1..={MAX_HASHES}"),
-        ))
-    }
+    sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
 }
 
 /// Storage words for `bits` bits (already checked against `MAX_BITS`),

@@ -395,28 +395,12 @@ impl<S> CountingBloomFilter<S> {
 
 /// Checks a counter count against `1..=MAX_COUNTERS`.
 pub(crate) fn check_counters(counters: u64) -> Result<u64, Error> {
-    if (1..=MAX_COUNTERS).contains(&counters) {
-        Ok(counters)
-    } else {
-        Err(Error::invalid(
-            "counters",
-            counters,
-            format_args!("in 1..={MAX_COUNTERS}"),
-        ))
-    }
+    filter_core::sizing::check_range("counters", counters, 1..=MAX_COUNTERS)
 }
 
 /// Checks a hash count against `1..=MAX_HASHES`.
 pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
-    if (1..=MAX_HASHES).contains(&hashes) {
-        Ok(hashes)
-    } else {
-        Err(Error::invalid(
-            "hashes",
-            hashes,
-            format_args!("in 1..={MAX_HASHES}"),
-        ))
-    }
+    filter_core::sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
 }
 
 impl<S> fmt::Debug for CountingBloomFilter<S> {

@@ -194,15 +194,11 @@ pub(crate) fn fingerprint_bits_for(fpr: f64) -> Result<u32, Error> {
 
 /// Checks a fingerprint width given by the caller.
 pub(crate) fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
-    if (MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&bits) {
-        Ok(bits)
-    } else {
-        Err(Error::invalid(
-            "fingerprint_bits",
-            bits,
-            format_args!("in {MIN_FINGERPRINT_BITS}..={MAX_FINGERPRINT_BITS}"),
-        ))
-    }
+    sizing::check_range(
+        "fingerprint_bits",
+        bits,
+        MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS,
+    )
 }
 
 /// Buckets for `expected_items` at [`TARGET_LOAD`].

@@ -16,6 +16,9 @@
 //! | cuckoo fingerprint bits | f = ⌈log2(2b / p)⌉ |
 //! | lower bound | log2(1/p) bits per key, for any filter |
 
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
 use crate::Error;
 
 /// The largest bit count any filter may be sized to: 2^46 bits (8 TiB of
@@ -50,21 +53,41 @@ pub fn check_items(expected_items: usize) -> Result<usize, Error> {
     }
 }
 
+/// Checks that `value` lies in `range`, naming `name` in the error.
+///
+/// ```
+/// # use filter_core::sizing::check_range;
+/// assert_eq!(check_range("hashes", 7u32, 1..=64)?, 7);
+/// let err = check_range("hashes", 0u32, 1..=64).unwrap_err();
+/// assert_eq!(err.to_string(), "hashes must be in 1..=64, got 0");
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `name`, the value and the range.
+pub fn check_range<T>(name: &'static str, value: T, range: RangeInclusive<T>) -> Result<T, Error>
+where
+    T: PartialOrd + Display,
+{
+    if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::invalid(
+            name,
+            &value,
+            format_args!("in {}..={}", range.start(), range.end()),
+        ))
+    }
+}
+
 /// Checks that a bit count is in `1..=MAX_BITS`.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidParameter`] naming `bits`.
 pub fn check_bits(bits: u64) -> Result<u64, Error> {
-    if (1..=MAX_BITS).contains(&bits) {
-        Ok(bits)
-    } else {
-        Err(Error::invalid(
-            "bits",
-            bits,
-            format_args!("in 1..={MAX_BITS}"),
-        ))
-    }
+    check_range("bits", bits, 1..=MAX_BITS)
 }
 
 /// Converts a computed (floating-point) bit count to an integer, refusing
