@@ -409,15 +409,20 @@ impl<S: BuildHasher> CuckooFilter<S> {
 
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
+    #[allow(unsafe_code)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let (first, fp) = self.locate(hash);
         let second = self.table.alt(first, fp);
-        let in_table = self.table.bucket_has(self.table.read(first), fp)
-            | self.table.bucket_has(self.table.read(second), fp);
+        // SAFETY: `first = reduce(_, m) < m` (m ≥ 1), and `alt` maps a
+        // bucket `< m` to a bucket `< m`.
+        let in_table = unsafe { self.table.either_has(first, second, fp) };
+        // The victim slot is empty except in a full table: one predicted
+        // branch, and no victim work at all in the common case.
+        if self.victim.fingerprint == 0 {
+            return in_table;
+        }
         // The victim's buckets are {v, alt(v, fp)}; they are this item's
-        // buckets iff v is one of them (alt depends on fp alone). The
-        // fingerprint test almost never passes, so it is a well-predicted
-        // branch in front of the bucket tests.
+        // buckets iff v is one of them (alt depends on fp alone).
         let in_victim = self.victim.fingerprint == fp
             && (self.victim.bucket == first || self.victim.bucket == second);
         in_table | in_victim

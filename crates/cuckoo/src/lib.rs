@@ -74,6 +74,15 @@
 //!   involution for every `m`, computed with one conditional add instead of a
 //!   division. The paper's `i XOR h(fp)` needs `m` a power of two, which
 //!   wastes up to half the memory.
+//! - **Lookups sized for memory-level parallelism.** A lookup that misses
+//!   the cache waits on two independent loads; how many lookups the CPU
+//!   overlaps is set by how many instructions each one takes. So the lookup
+//!   path loads both buckets before comparing anything, branches on nothing
+//!   it loaded, skips masking the windows, reads even-width buckets (whole
+//!   bytes) without a shift, and checks the victim slot only when it is
+//!   occupied. Its two loads are the crate's one `unsafe` (no bounds
+//!   checks, measured about 8 % of a lookup); the offsets are in range
+//!   because both buckets are `< m` by construction (`table.rs`).
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
@@ -87,7 +96,7 @@
 //! None. The crate depends on `filter-core` and `rand_xoshiro` only.
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod encoding;
 mod filter;

@@ -125,6 +125,21 @@ impl Table {
         u64::from_le_bytes(window)
     }
 
+    /// The 8 bytes starting at `byte`, little-endian, without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `byte + 8 ≤ self.bytes.len()`. The first byte of any bucket `< buckets`
+    /// qualifies: it is `⌊4f·i / 8⌋ ≤ ⌈4f·m / 8⌉ − 1`, and the padding adds 7.
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn window_unchecked(&self, byte: usize) -> u64 {
+        debug_assert!(byte + 8 <= self.bytes.len());
+        // SAFETY: the caller guarantees that the 8 bytes lie inside `bytes`;
+        // `read_unaligned` has no alignment requirement.
+        u64::from_le(unsafe { self.bytes.as_ptr().add(byte).cast::<u64>().read_unaligned() })
+    }
+
     /// The bucket's `4f` bits, in the low bits of the result.
     #[inline]
     pub(crate) fn read(&self, bucket: usize) -> u64 {
@@ -142,7 +157,8 @@ impl Table {
         self.bytes[byte..byte + 8].copy_from_slice(&window.to_le_bytes());
     }
 
-    /// The other bucket of a fingerprint in `bucket`: `(c − bucket) mod m`,
+    /// The other bucket of a fingerprint in `bucket < m`, itself `< m`
+    /// (lookups rely on this to read without bounds checks): `(c − bucket) mod m`,
     /// with an odd offset `c = reduce(fingerprint · φ, m') | 1 < m` (`m'` the
     /// largest even number ≤ `m`; `c = 0` when `m = 1`).
     ///
@@ -168,16 +184,65 @@ impl Table {
         diff.wrapping_add(self.buckets & (usize::from(c < bucket)).wrapping_neg())
     }
 
-    /// Whether any lane of `bucket_value` equals `fingerprint`.
+    /// Whether any lane of `bucket_value` equals `fingerprint` (the test
+    /// that [`either_has`](Self::either_has) applies to two buckets at once).
     ///
     /// `x = bucket ^ broadcast(fp)` has a zero lane exactly where a slot
     /// matched; `(x − low) & !x & high` is non-zero iff some lane of `x` is
     /// zero (a borrow can flag lanes above a zero lane, never create a flag
     /// when no lane is zero). Bits above `4f` are zero in both operands.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn bucket_has(&self, bucket_value: u64, fingerprint: u64) -> bool {
         let x = bucket_value ^ fingerprint.wrapping_mul(self.lanes_low);
         (x.wrapping_sub(self.lanes_low) & !x & self.lanes_high) != 0
+    }
+
+    /// Whether bucket `first` or bucket `second` holds `fingerprint`: the
+    /// whole table part of a lookup, written for the fewest instructions,
+    /// because a lookup that misses the cache is limited by how many lookups
+    /// the CPU can keep in flight, and that is set by their length.
+    ///
+    /// Both windows are loaded before anything is compared, and nothing
+    /// branches on their contents. The windows are not masked to the
+    /// bucket: the zero-lane test only looks at lanes below bit `4f`, and
+    /// borrows only travel upwards. For even `f` a bucket is
+    /// `f / 2` whole bytes and starts on a byte boundary, so the offset is a
+    /// multiplication and there is no shift (a branch on `f`, the same for
+    /// every lookup of a table, so always predicted).
+    ///
+    /// # Safety
+    ///
+    /// `first < buckets` and `second < buckets`.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn either_has(&self, first: usize, second: usize, fingerprint: u64) -> bool {
+        debug_assert!(first < self.buckets && second < self.buckets);
+        let (value1, value2) = if self.fingerprint_bits & 1 == 0 {
+            let bucket_bytes = self.fingerprint_bits as usize / 2;
+            // SAFETY: both buckets are `< buckets` (the caller's promise), so
+            // their first bytes leave 8 bytes in the table (`window_unchecked`).
+            unsafe {
+                (
+                    self.window_unchecked(first * bucket_bytes),
+                    self.window_unchecked(second * bucket_bytes),
+                )
+            }
+        } else {
+            let (byte1, shift1) = self.byte_and_shift(first);
+            let (byte2, shift2) = self.byte_and_shift(second);
+            // SAFETY: as above.
+            unsafe {
+                (
+                    self.window_unchecked(byte1) >> shift1,
+                    self.window_unchecked(byte2) >> shift2,
+                )
+            }
+        };
+        let broadcast = fingerprint.wrapping_mul(self.lanes_low);
+        let (x1, x2) = (value1 ^ broadcast, value2 ^ broadcast);
+        let zero1 = x1.wrapping_sub(self.lanes_low) & !x1;
+        let zero2 = x2.wrapping_sub(self.lanes_low) & !x2;
+        (zero1 | zero2) & self.lanes_high != 0
     }
 
     /// The high bit of every lane of `x` that is exactly zero, with no false
@@ -364,6 +429,46 @@ mod tests {
                 assert_eq!(t.read(b), 0);
             }
             assert!(t.bytes().iter().all(|&b| b == 0));
+        }
+    }
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn either_has_matches_two_single_bucket_tests() {
+        // Random full tables of every width, so that each window also holds
+        // a neighbour's bits, and pairs that include the last bucket.
+        let mut state = 0x1234_5678_9ABC_DEF0u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            filter_core::mix64(state)
+        };
+        for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
+            for buckets in [1, 2, 37, 64] {
+                let mut t = table(buckets, bits);
+                let top = (1u64 << bits) - 1;
+                for b in 0..buckets {
+                    for _ in 0..SLOTS {
+                        // Small values, so that lookups often match.
+                        assert!(t.try_put(b, next() % top.min(12) + 1));
+                    }
+                }
+                for _ in 0..2_000 {
+                    let first = (next() % buckets as u64) as usize;
+                    let second = if next() & 1 == 0 {
+                        buckets - 1
+                    } else {
+                        (next() % buckets as u64) as usize
+                    };
+                    let fp = next() % top.min(14) + 1;
+                    let want = t.bucket_has(t.read(first), fp) || t.bucket_has(t.read(second), fp);
+                    // SAFETY: both buckets are < buckets.
+                    let got = unsafe { t.either_has(first, second, fp) };
+                    assert_eq!(
+                        got, want,
+                        "bits {bits} m {buckets} {first} {second} fp {fp}"
+                    );
+                }
+            }
         }
     }
 
