@@ -369,19 +369,23 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// Places `fp`, whose buckets are both full, by evicting residents along a
-    /// random walk that starts at `bucket`. After [`MAX_KICKS`] evictions a
-    /// bounded breadth-first search looks for a chain of moves to a free slot
-    /// (see `search.rs`); only if that fails too does the fingerprint in hand
-    /// go to the (empty) victim slot, so nothing is lost.
+    /// random walk that starts at `bucket`. Each step first looks one move
+    /// ahead: if a resident of the current bucket can move to its other
+    /// bucket, it does and `fp` takes its slot. Otherwise a random resident
+    /// is evicted, and the walk continues from its other bucket (full, as
+    /// the look-ahead just saw). After [`MAX_KICKS`] evictions a bounded
+    /// breadth-first search looks for a chain of moves to a free slot (see
+    /// `search.rs`); only if that fails too does the fingerprint in hand go
+    /// to the (empty) victim slot, so nothing is lost.
     fn kick(&mut self, mut bucket: usize, mut fp: u64) {
         for _ in 0..MAX_KICKS {
+            if self.table.put_by_moving_one(bucket, fp) {
+                return;
+            }
             // The top two bits of a 32-bit draw: a uniform slot in 0..4.
             let slot = self.rng.next_u32() >> 30;
             fp = self.table.swap(bucket, slot, fp);
             bucket = self.table.alt(bucket, fp);
-            if self.table.try_put(bucket, fp) {
-                return;
-            }
         }
         if self
             .table

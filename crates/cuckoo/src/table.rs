@@ -284,6 +284,35 @@ impl Table {
         }
     }
 
+    /// Makes room for `fingerprint` in `bucket` by moving one of its
+    /// residents to that resident's other bucket, if one of those has a free
+    /// slot; `false`, with nothing changed, if none has.
+    ///
+    /// The residents' other buckets are all read before any is examined, so
+    /// their cache misses overlap: one step looks as far as four steps of a
+    /// random walk, for about the time of one.
+    pub(crate) fn put_by_moving_one(&mut self, bucket: usize, fingerprint: u64) -> bool {
+        let value = self.read(bucket);
+        let f = self.fingerprint_bits;
+        let residents: [u64; SLOTS] =
+            std::array::from_fn(|s| (value >> (s as u32 * f)) & self.fingerprint_mask);
+        let others: [usize; SLOTS] = std::array::from_fn(|s| self.alt(bucket, residents[s]));
+        let values: [u64; SLOTS] = std::array::from_fn(|s| self.read(others[s]));
+        for (slot, ((&resident, &other), &other_value)) in
+            residents.iter().zip(&others).zip(&values).enumerate()
+        {
+            // A resident whose other bucket is `bucket` itself sees the
+            // bucket's own (full) value; an empty slot (resident 0) would
+            // just be filled below.
+            if let Some(start) = self.find_lane(other_value, 0) {
+                self.write(other, other_value | resident << start);
+                self.swap(bucket, slot as u32, fingerprint);
+                return true;
+            }
+        }
+        false
+    }
+
     /// Empties one slot of `bucket` holding `fingerprint`; `false` if none
     /// does. (Removal proper uses [`remove_from_either`](Self::remove_from_either).)
     #[cfg(test)]
