@@ -342,8 +342,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
             return Err(Error::Full);
         }
         let (first, fp) = self.locate(hash);
+        if self.table.try_put(first, fp) {
+            self.len += 1;
+            return Ok(());
+        }
         let second = self.table.alt(first, fp);
-        if self.table.try_put(first, fp) || self.table.try_put(second, fp) {
+        if self.table.try_put(second, fp) {
             self.len += 1;
             return Ok(());
         }

@@ -80,9 +80,13 @@
 //!   path loads both buckets before comparing anything, branches on nothing
 //!   it loaded, skips masking the windows, reads even-width buckets (whole
 //!   bytes) without a shift, and checks the victim slot only when it is
-//!   occupied. Its two loads are the crate's one `unsafe` (no bounds
-//!   checks, measured about 8 % of a lookup); the offsets are in range
-//!   because both buckets are `< m` by construction (`table.rs`).
+//!   occupied. An insert into a bucket with room is one load and one
+//!   store of the window as read, the fingerprint OR-ed into its empty
+//!   lane. These loads and stores are the crate's only `unsafe`
+//!   (unchecked 8-byte accesses in `table.rs`; bounds checks cost about 8 %
+//!   of a lookup): the offsets are in range because every bucket is `< m`,
+//!   by construction on the lookup path and by one compare on the insert
+//!   path.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every

@@ -140,6 +140,27 @@ impl Table {
         u64::from_le(unsafe { self.bytes.as_ptr().add(byte).cast::<u64>().read_unaligned() })
     }
 
+    /// Stores `value` little-endian in the 8 bytes starting at `byte`,
+    /// without a bounds check.
+    ///
+    /// # Safety
+    ///
+    /// As [`window_unchecked`](Self::window_unchecked).
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn store_window_unchecked(&mut self, byte: usize, value: u64) {
+        debug_assert!(byte + 8 <= self.bytes.len());
+        // SAFETY: the caller guarantees that the 8 bytes lie inside `bytes`;
+        // `write_unaligned` has no alignment requirement.
+        unsafe {
+            self.bytes
+                .as_mut_ptr()
+                .add(byte)
+                .cast::<u64>()
+                .write_unaligned(value.to_le());
+        }
+    }
+
     /// The bucket's `4f` bits, in the low bits of the result.
     #[inline]
     pub(crate) fn read(&self, bucket: usize) -> u64 {
@@ -272,16 +293,34 @@ impl Table {
     }
 
     /// Puts `fingerprint` in an empty slot of `bucket`; `false` if it is full.
+    ///
+    /// This is most of an insert, so it is kept short: one compare guards
+    /// the unchecked load and store, the window is neither masked nor
+    /// re-read, and since an empty lane is all zeros, OR-ing the fingerprint
+    /// into the window as read is the whole write (the neighbours' bits
+    /// that share the window go back unchanged).
+    ///
+    /// # Panics
+    ///
+    /// If `bucket ≥ buckets`: a bug in this crate, never a user input.
     #[inline]
+    #[allow(unsafe_code)]
     pub(crate) fn try_put(&mut self, bucket: usize, fingerprint: u64) -> bool {
-        let value = self.read(bucket);
-        match self.find_lane(value, 0) {
-            Some(start) => {
-                self.write(bucket, value | fingerprint << start);
-                true
-            }
-            None => false,
+        assert!(bucket < self.buckets, "bucket {bucket} of {}", self.buckets);
+        let (byte, shift) = self.byte_and_shift(bucket);
+        // SAFETY: `bucket < buckets` (asserted), so its window is inside the
+        // table (see `window_unchecked`).
+        let window = unsafe { self.window_unchecked(byte) };
+        // Bits above the bucket do not reach the lanes' flags.
+        let flags = self.zero_lanes(window >> shift);
+        if flags == 0 {
+            return false;
         }
+        // A lane's flag is its top bit; the lane starts f − 1 bits lower.
+        let start = shift + flags.trailing_zeros() + 1 - self.fingerprint_bits;
+        // SAFETY: as above.
+        unsafe { self.store_window_unchecked(byte, window | fingerprint << start) };
+        true
     }
 
     /// Makes room for `fingerprint` in `bucket` by moving one of its
