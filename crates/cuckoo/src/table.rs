@@ -401,11 +401,15 @@ impl Table {
         if flags1 | flags2 == 0 {
             return false;
         }
-        let (byte, window, shift, flags) = if flags1 != 0 {
-            (byte1, window1, shift1, flags1)
-        } else {
-            (byte2, window2, shift2, flags2)
-        };
+        // Select with a mask, not a branch: whether an item sits in its first
+        // or second bucket is a coin toss, so a branch would be mispredicted
+        // often (the compiler turned the plain `if` into one).
+        let in_first = u64::from(flags1 != 0).wrapping_neg();
+        let choose = |a: u64, b: u64| b ^ ((a ^ b) & in_first);
+        let byte = choose(byte1 as u64, byte2 as u64) as usize;
+        let window = choose(window1, window2);
+        let shift = choose(u64::from(shift1), u64::from(shift2)) as u32;
+        let flags = choose(flags1, flags2);
         // A lane's flag is its top bit; the lane starts f − 1 bits lower.
         let start = shift + flags.trailing_zeros() + 1 - self.fingerprint_bits;
         // Only the chosen window is stored, as read but for the cleared lane.
