@@ -58,11 +58,15 @@
 //!   removes also check; from then on inserts return [`Error::Full`] (and
 //!   change nothing) until a remove frees a slot that the victim can reach by
 //!   a chain of moves, and then the victim is moved back into the table.
-//! - **A breadth-first fallback.** Before giving up, a failed random walk is
+//! - **A walk that looks ahead, and a breadth-first fallback.** Each step
+//!   of the eviction walk first reads the other buckets of all four
+//!   residents at once (their cache misses overlap) and moves one into a
+//!   free slot if it can; only otherwise does it evict a random resident,
+//!   as in the paper. This shortens the walks near capacity (inserts at
+//!   10,000,000 keys about 30 % faster). Before giving up, a failed walk is
 //!   followed by a bounded breadth-first search for the shortest chain of
-//!   moves to a free slot (at most 512 buckets). The walk is the paper's and
-//!   keeps the common case cheap; the search finds the free slots the blind
-//!   walk misses near capacity, so inserts first fail at about 97 % load
+//!   moves to a free slot (at most 512 buckets), which finds the free slots
+//!   the walk misses near capacity, so inserts first fail at about 97 % load
 //!   instead of 95 %.
 //! - **Fingerprints of any width, packed.** The width follows the target
 //!   rate, 4 to 16 bits, and buckets of `4f` bits lie back to back in a bit
