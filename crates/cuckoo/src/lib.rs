@@ -84,13 +84,16 @@
 //!   path loads both buckets before comparing anything, branches on nothing
 //!   it loaded, skips masking the windows, reads even-width buckets (whole
 //!   bytes) without a shift, and checks the victim slot only when it is
-//!   occupied. An insert into a bucket with room is one load and one
-//!   store of the window as read, the fingerprint OR-ed into its empty
-//!   lane. These loads and stores are the crate's only `unsafe`
-//!   (unchecked 8-byte accesses in `table.rs`; bounds checks cost about 8 %
-//!   of a lookup): the offsets are in range because every bucket is `< m`,
-//!   by construction on the lookup path and by one compare on the insert
-//!   path.
+//!   occupied. On x86-64 the two windows are loaded straight into one SSE2
+//!   register (baseline on every x86-64 CPU) and compared there, so the
+//!   work that waits on memory leaves the integer scheduler free (about
+//!   10 % faster lookups). An insert into a bucket with room is one load
+//!   and one store of the window as read, the fingerprint OR-ed into its
+//!   empty lane. These unchecked 8-byte accesses (and the SSE2 loads) are
+//!   the crate's only `unsafe`, all in `table.rs` (bounds checks cost about
+//!   8 % of a lookup): the offsets are in range because every bucket is
+//!   `< m`, by construction on the lookup path and by one compare on the
+//!   insert and remove paths.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
