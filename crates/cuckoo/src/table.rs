@@ -324,7 +324,7 @@ impl Table {
     }
 
     /// The high bit of every lane of `x` that is exactly zero, with no false
-    /// flags (unlike the borrow-based test in [`bucket_has`](Self::bucket_has)):
+    /// flags (unlike the borrow-based test of `bucket_has`, used in tests):
     /// adding all-ones to a lane's low `f − 1` bits carries into its high bit
     /// iff they are non-zero, and cannot carry further.
     #[inline]
