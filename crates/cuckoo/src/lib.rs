@@ -90,10 +90,11 @@
 //!   10 % faster lookups). An insert into a bucket with room is one load
 //!   and one store of the window as read, the fingerprint OR-ed into its
 //!   empty lane. These unchecked 8-byte accesses (and the SSE2 loads) are
-//!   the crate's only `unsafe`, all in `table.rs` (bounds checks cost about
-//!   8 % of a lookup): the offsets are in range because every bucket is
-//!   `< m`, by construction on the lookup path and by one compare on the
-//!   insert and remove paths.
+//!   the crate's only `unsafe`: in `table.rs`, plus the lookup's call in
+//!   `filter.rs` (bounds checks cost about 8 % of a lookup). The offsets
+//!   are in range because every bucket is `< m`: by construction on the
+//!   lookup path (`reduce` and `alt` both return buckets `< m`), by one
+//!   compare on the insert and remove paths.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
