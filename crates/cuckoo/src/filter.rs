@@ -338,8 +338,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
             return Err(Error::Full);
         }
         let (first, fp) = self.locate(hash);
+        if self.table.try_put(first, fp) {
+            self.len += 1;
+            return Ok(());
+        }
         let second = self.table.alt(first, fp);
-        if self.table.try_put(first, fp) || self.table.try_put(second, fp) {
+        if self.table.try_put(second, fp) {
             self.len += 1;
             return Ok(());
         }
@@ -365,19 +369,23 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// Places `fp`, whose buckets are both full, by evicting residents along a
-    /// random walk that starts at `bucket`. After [`MAX_KICKS`] evictions a
-    /// bounded breadth-first search looks for a chain of moves to a free slot
-    /// (see `search.rs`); only if that fails too does the fingerprint in hand
-    /// go to the (empty) victim slot, so nothing is lost.
+    /// random walk that starts at `bucket`. Each step first looks one move
+    /// ahead: if a resident of the current bucket can move to its other
+    /// bucket, it does and `fp` takes its slot. Otherwise a random resident
+    /// is evicted, and the walk continues from its other bucket (full, as
+    /// the look-ahead just saw). After [`MAX_KICKS`] evictions a bounded
+    /// breadth-first search looks for a chain of moves to a free slot (see
+    /// `search.rs`); only if that fails too does the fingerprint in hand go
+    /// to the (empty) victim slot, so nothing is lost.
     fn kick(&mut self, mut bucket: usize, mut fp: u64) {
         for _ in 0..MAX_KICKS {
+            if self.table.put_by_moving_one(bucket, fp) {
+                return;
+            }
             // The top two bits of a 32-bit draw: a uniform slot in 0..4.
             let slot = self.rng.next_u32() >> 30;
             fp = self.table.swap(bucket, slot, fp);
             bucket = self.table.alt(bucket, fp);
-            if self.table.try_put(bucket, fp) {
-                return;
-            }
         }
         if self
             .table
@@ -405,15 +413,20 @@ impl<S: BuildHasher> CuckooFilter<S> {
 
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
+    #[allow(unsafe_code)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let (first, fp) = self.locate(hash);
         let second = self.table.alt(first, fp);
-        let in_table = self.table.bucket_has(self.table.read(first), fp)
-            | self.table.bucket_has(self.table.read(second), fp);
+        // SAFETY: `first = reduce(_, m) < m` (m ≥ 1), and `alt` maps a
+        // bucket `< m` to a bucket `< m`.
+        let in_table = unsafe { self.table.either_has(first, second, fp) };
+        // The victim slot is empty except in a full table: one predicted
+        // branch, and no victim work at all in the common case.
+        if self.victim.fingerprint == 0 {
+            return in_table;
+        }
         // The victim's buckets are {v, alt(v, fp)}; they are this item's
-        // buckets iff v is one of them (alt depends on fp alone). The
-        // fingerprint test almost never passes, so it is a well-predicted
-        // branch in front of the bucket tests.
+        // buckets iff v is one of them (alt depends on fp alone).
         let in_victim = self.victim.fingerprint == fp
             && (self.victim.bucket == first || self.victim.bucket == second);
         in_table | in_victim

@@ -58,11 +58,15 @@
 //!   removes also check; from then on inserts return [`Error::Full`] (and
 //!   change nothing) until a remove frees a slot that the victim can reach by
 //!   a chain of moves, and then the victim is moved back into the table.
-//! - **A breadth-first fallback.** Before giving up, a failed random walk is
+//! - **A walk that looks ahead, and a breadth-first fallback.** Each step
+//!   of the eviction walk first reads the other buckets of all four
+//!   residents at once (their cache misses overlap) and moves one into a
+//!   free slot if it can; only otherwise does it evict a random resident,
+//!   as in the paper. This shortens the walks near capacity (inserts at
+//!   10,000,000 keys about 30 % faster). Before giving up, a failed walk is
 //!   followed by a bounded breadth-first search for the shortest chain of
-//!   moves to a free slot (at most 512 buckets). The walk is the paper's and
-//!   keeps the common case cheap; the search finds the free slots the blind
-//!   walk misses near capacity, so inserts first fail at about 97 % load
+//!   moves to a free slot (at most 512 buckets), which finds the free slots
+//!   the walk misses near capacity, so inserts first fail at about 97 % load
 //!   instead of 95 %.
 //! - **Fingerprints of any width, packed.** The width follows the target
 //!   rate, 4 to 16 bits, and buckets of `4f` bits lie back to back in a bit
@@ -74,6 +78,23 @@
 //!   involution for every `m`, computed with one conditional add instead of a
 //!   division. The paper's `i XOR h(fp)` needs `m` a power of two, which
 //!   wastes up to half the memory.
+//! - **Lookups sized for memory-level parallelism.** A lookup that misses
+//!   the cache waits on two independent loads; how many lookups the CPU
+//!   overlaps is set by how many instructions each one takes. So the lookup
+//!   path loads both buckets before comparing anything, branches on nothing
+//!   it loaded, skips masking the windows, reads even-width buckets (whole
+//!   bytes) without a shift, and checks the victim slot only when it is
+//!   occupied. On x86-64 the two windows are loaded straight into one SSE2
+//!   register (baseline on every x86-64 CPU) and compared there, so the
+//!   work that waits on memory leaves the integer scheduler free (about
+//!   10 % faster lookups). An insert into a bucket with room is one load
+//!   and one store of the window as read, the fingerprint OR-ed into its
+//!   empty lane. These unchecked 8-byte accesses (and the SSE2 loads) are
+//!   the crate's only `unsafe`: in `table.rs`, plus the lookup's call in
+//!   `filter.rs` (bounds checks cost about 8 % of a lookup). The offsets
+//!   are in range because every bucket is `< m`: by construction on the
+//!   lookup path (`reduce` and `alt` both return buckets `< m`), by one
+//!   compare on the insert and remove paths.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
@@ -87,7 +108,7 @@
 //! None. The crate depends on `filter-core` and `rand_xoshiro` only.
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod encoding;
 mod filter;
