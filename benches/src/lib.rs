@@ -1,0 +1,1 @@
+//! Shared workload of the criterion benchmarks in `benches/benches/`.
