@@ -83,6 +83,29 @@ fn per_key(elapsed: Duration, keys: usize) -> f64 {
     elapsed.as_nanos() as f64 / keys.max(1) as f64
 }
 
+/// Keys per timed batch: long enough (~0.1–5 ms) that the clock's cost is
+/// noise, short enough that a batch usually runs without being preempted.
+const BATCH: usize = 1 << 16;
+
+/// Runs `op` over `keys` in timed batches; returns the sum of its results
+/// and the median batch's nanoseconds per key.
+///
+/// The median batch, not the total, because on a shared machine a batch
+/// that loses the CPU to another process takes twice as long or more; as
+/// long as most batches run undisturbed, the median is the undisturbed rate
+/// (on a quiet machine it equals the mean).
+#[inline(always)]
+fn batched(keys: &[u64], mut op: impl FnMut(&[u64]) -> usize) -> (usize, f64) {
+    let mut total = 0;
+    let mut rates = Vec::with_capacity(keys.len() / BATCH + 1);
+    for batch in keys.chunks(BATCH) {
+        let start = Instant::now();
+        total += op(batch);
+        rates.push(per_key(start.elapsed(), batch.len()));
+    }
+    (total, median(&mut rates))
+}
+
 /// Counts the keys `filter` reports present.
 #[inline(never)]
 fn count_hits<S: Subject>(filter: &S, keys: &[u64]) -> usize {
@@ -109,13 +132,8 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     let mut filter: S = build(members, target)?;
     let build_time = start.elapsed();
 
-    let start = Instant::now();
-    let hits = count_hits(&filter, members);
-    let hit_time = start.elapsed();
-
-    let start = Instant::now();
-    let false_positives = count_hits(&filter, queries);
-    let miss_time = start.elapsed();
+    let (hits, hit_ns) = batched(members, |keys| count_hits(&filter, keys));
+    let (false_positives, miss_ns) = batched(queries, |keys| count_hits(&filter, keys));
 
     let mut accuracy = Accuracy {
         params: filter.params(),
@@ -129,14 +147,13 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     };
     let mut timing = Timing {
         build_ns: per_key(build_time, members.len()),
-        hit_ns: per_key(hit_time, members.len()),
-        miss_ns: per_key(miss_time, queries.len()),
+        hit_ns,
+        miss_ns,
         remove_ns: None,
     };
     if S::REMOVE {
-        let start = Instant::now();
-        let removed = remove_all(&mut filter, members);
-        timing.remove_ns = Some(per_key(start.elapsed(), members.len()));
+        let (removed, remove_ns) = batched(members, |keys| remove_all(&mut filter, keys));
+        timing.remove_ns = Some(remove_ns);
         accuracy.failed_removes = Some(members.len() - removed);
     }
     Ok(Sample { accuracy, timing })
