@@ -1,0 +1,91 @@
+//! Oracle tests: quickcheck drives random inserts, removes of present and
+//! absent items, and byte round trips, beside a `HashMap` of multiplicities,
+//! and checks after every step that every oracle member is reported present.
+
+use counting_bloom::CountingBloomFilter;
+use filter_core::testing::oracle::{Codec, Harness, Op};
+
+fn codec() -> Option<Codec<CountingBloomFilter>> {
+    Some(Codec {
+        to_bytes: CountingBloomFilter::to_bytes,
+        from_bytes: CountingBloomFilter::from_bytes,
+    })
+}
+
+fn u64_harness() -> Harness<CountingBloomFilter, u64> {
+    Harness {
+        key: |i| i,
+        codec: codec(),
+    }
+}
+
+fn string_harness() -> Harness<CountingBloomFilter, String> {
+    Harness {
+        key: |i| format!("https://example.com/{i}"),
+        codec: codec(),
+    }
+}
+
+/// Folds member keys into a domain of four, so that each key is inserted
+/// many times: sequences of a few hundred ops push keys past 15 copies and
+/// exercise saturated counters.
+fn few_keys(ops: &[Op]) -> Vec<Op> {
+    ops.iter()
+        .map(|op| match *op {
+            Op::Insert(n) => Op::Insert(n % 4),
+            other => other,
+        })
+        .collect()
+}
+
+/// Makes a sequence at least `len` ops long by repeating it, so that heavy
+/// repeats happen even when quickcheck generates a short sequence.
+fn stretched(ops: &[Op], len: usize) -> Vec<Op> {
+    if ops.is_empty() {
+        return Vec::new();
+    }
+    ops.iter()
+        .copied()
+        .cycle()
+        .take(len.max(ops.len()))
+        .collect()
+}
+
+quickcheck::quickcheck! {
+    fn u64_keys_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let filter = CountingBloomFilter::with_fpr(100, 0.01).map_err(|e| e.to_string())?;
+        u64_harness().run_with_remove::<u64>(filter, &ops)
+    }
+
+    fn str_keys_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let filter = CountingBloomFilter::with_fpr(100, 0.01).map_err(|e| e.to_string())?;
+        string_harness().run_with_remove::<str>(filter, &ops)
+    }
+
+    fn string_keys_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let filter = CountingBloomFilter::with_fpr(100, 0.01).map_err(|e| e.to_string())?;
+        string_harness().run_with_remove::<String>(filter, &ops)
+    }
+
+    /// A tiny table (64 counters for up to 256 keys) is crowded: many false
+    /// positives, shared counters and saturated ones. Still no false negatives.
+    fn crowded_table_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let filter = CountingBloomFilter::with_counters(64, 3).map_err(|e| e.to_string())?;
+        u64_harness().run_with_remove::<u64>(filter, &ops)
+    }
+
+    /// Keys inserted more than 15 times: their counters saturate, and
+    /// removing every copy must still leave the other keys present.
+    fn heavy_repeats_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let ops = few_keys(&stretched(&ops, 400));
+        let filter = CountingBloomFilter::with_fpr(100, 0.01).map_err(|e| e.to_string())?;
+        u64_harness().run_with_remove::<u64>(filter.clone(), &ops)?;
+        string_harness().run_with_remove::<str>(filter, &ops)
+    }
+
+    fn heavy_repeats_in_crowded_table(ops: Vec<Op>) -> Result<(), String> {
+        let ops = few_keys(&stretched(&ops, 400));
+        let filter = CountingBloomFilter::with_counters(20, 4).map_err(|e| e.to_string())?;
+        u64_harness().run_with_remove::<u64>(filter, &ops)
+    }
+}
