@@ -1,0 +1,519 @@
+//! The public type: construction, insert (with eviction and the victim
+//! slot), lookup and removal.
+
+use std::hash::{BuildHasher, Hash};
+
+use filter_core::{DefaultHashBuilder, Error, fingerprint, mix64, reduce, sizing};
+use rand_xoshiro::SplitMix64;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+
+use crate::search::{INSERT_SEARCH_BUCKETS, REINSERT_SEARCH_BUCKETS};
+use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, words_for};
+
+/// How many residents one insert may evict before it gives up and parks the
+/// fingerprint in hand in the victim slot (the paper's bound).
+pub const MAX_KICKS: u32 = 500;
+
+/// How many copies of one item the filter holds: every slot of both of its
+/// buckets (2b with b = 4). A further insert of it is [`Error::Full`].
+pub const MAX_COPIES: u32 = 2 * SLOTS as u32;
+
+/// The load factor [`CuckooFilter::with_fpr`] and
+/// [`CuckooFilter::with_capacity`] size for: `expected_items / (4 · buckets)`.
+///
+/// With four slots per bucket and 500 kicks, inserts first fail at about 95 %
+/// load for wide fingerprints and a little lower for narrow ones (few
+/// fingerprint values mean few distinct alternate buckets). Sizing for 94 %
+/// leaves the margin that makes "n inserts never see `Full`" hold, and keeps
+/// bits/key within 2 % of `f / 0.95`.
+pub const TARGET_LOAD: f64 = 0.94;
+
+const MARGIN: f64 = 1.0;
+
+/// The load a table of `fingerprint_bits`-bit fingerprints is sized for.
+fn target_load(fingerprint_bits: u32) -> f64 {
+    match fingerprint_bits {
+        ..=4 => 0.80,
+        5 => 0.88,
+        6 => 0.92,
+        7 => 0.93,
+        _ => TARGET_LOAD,
+    }
+}
+
+/// The seed of the eviction generator of a new filter. Fixed, so that the
+/// same inserts give the same table on every run.
+const EVICTION_SEED: u64 = 0x6375_636B_6F6F_2121;
+
+/// A fingerprint that could not be placed, kept so that no item is ever lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Victim {
+    /// One of its two buckets (the other is `alt(bucket, fingerprint)`).
+    pub(crate) bucket: usize,
+    /// Non-zero when the slot is occupied; 0 means empty.
+    pub(crate) fingerprint: u64,
+}
+
+/// A cuckoo filter: an approximate set with inserts, deletes and a
+/// false-positive rate set by its fingerprint width.
+///
+/// Each item is an `f`-bit fingerprint in one of two candidate buckets of four
+/// slots. A lookup reads two buckets and compares all eight slots with a few
+/// word operations.
+///
+/// # Space and false-positive rate
+///
+/// `f` bits per slot, so about `f / load` bits per item: at the target load of
+/// 94 %, `with_fpr(n, 0.01)` (f = 10) takes ≈ 10.6 bits/key. A lookup of an
+/// absent item compares against up to 8 occupied slots, each a false match with
+/// probability `1 / (2^f − 1)`: the rate is at most `8 · load / (2^f − 1)`,
+/// ≈ 0.74 % for f = 10 at 94 % load. [`with_fpr`](CuckooFilter::with_fpr)
+/// picks `f = ⌈log2(8 / p)⌉`, so the rate stays below `p`.
+///
+/// ```
+/// let mut filter = cuckoo::CuckooFilter::with_fpr(100_000, 0.01)?;
+/// for i in 0..100_000u64 {
+///     filter.insert(&i)?;
+/// }
+/// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 100_000.0;
+/// assert!(bits_per_key < 10.7, "{bits_per_key}");
+/// let false_positives = (100_000..200_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(false_positives < 1_000, "{false_positives}"); // < 1 %
+/// # Ok::<(), cuckoo::Error>(())
+/// ```
+///
+/// # Invariants
+///
+/// - Every stored fingerprint, the victim's included, is non-zero; 0 marks an
+///   empty slot.
+/// - `len()` counts successful inserts minus successful removes, and equals
+///   the occupied slots plus 1 if the victim slot is occupied.
+/// - An item inserted and not removed is always found: in one of its two
+///   buckets or in the victim slot. A failed insert changes nothing.
+/// - While the victim slot is occupied, every insert returns
+///   [`Error::Full`]; a remove that frees a slot tries to put the victim back.
+///
+/// # Removing items never inserted
+///
+/// Removing an item that was never inserted but collides with a stored one (a
+/// false positive) removes that stored fingerprint, and the item it belonged
+/// to is then missing. Remove only items you inserted, or check with an exact
+/// set first. Removing an item the filter reports absent is always safe: it
+/// returns `false` and changes nothing.
+#[derive(Clone, Debug)]
+pub struct CuckooFilter<S = DefaultHashBuilder> {
+    pub(crate) table: Table,
+    pub(crate) len: usize,
+    pub(crate) victim: Victim,
+    pub(crate) rng: SplitMix64,
+    pub(crate) hasher: S,
+}
+
+impl CuckooFilter<DefaultHashBuilder> {
+    /// A filter that accepts `expected_items` distinct inserts without
+    /// [`Error::Full`] and then has a false-positive rate of at most `fpr`.
+    ///
+    /// The fingerprint width is `⌈log2(8 / fpr)⌉` bits, raised to 4 for
+    /// `fpr > 0.5` (a lower rate, never a higher one); the table has
+    /// `⌈expected_items / (4 · 0.94)⌉` buckets.
+    ///
+    /// ```
+    /// let filter = cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?;
+    /// assert_eq!(filter.fingerprint_bits(), 10);
+    /// assert!(cuckoo::CuckooFilter::with_fpr(1_000, 1.5).is_err());
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `expected_items == 0`, an `fpr` outside
+    /// (0, 1), an `fpr` below 8 / 2^16 ≈ 0.000122 (wider than 16-bit
+    /// fingerprints), or a table too large to allocate.
+    pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+    }
+
+    /// A filter sized for `expected_items` at the target load, with
+    /// `fingerprint_bits`-bit fingerprints (4 to 16).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `expected_items == 0`, a width outside
+    /// 4..=16, or a table too large to allocate.
+    pub fn with_capacity(expected_items: usize, fingerprint_bits: u32) -> Result<Self, Error> {
+        Self::with_capacity_and_hasher(
+            expected_items,
+            fingerprint_bits,
+            DefaultHashBuilder::default(),
+        )
+    }
+
+    /// A filter of exactly `buckets` buckets (4 slots each) of
+    /// `fingerprint_bits`-bit fingerprints. Any bucket count works; none is
+    /// rounded.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `buckets == 0`, a width outside 4..=16,
+    /// or a table too large to allocate.
+    pub fn with_buckets(buckets: usize, fingerprint_bits: u32) -> Result<Self, Error> {
+        Self::with_buckets_and_hasher(buckets, fingerprint_bits, DefaultHashBuilder::default())
+    }
+
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes) under the
+    /// default hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the field for malformed bytes;
+    /// [`Error::HasherMismatch`] when they were written under another hasher.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+    }
+}
+
+/// The fingerprint width for `fpr`, within what the table supports.
+pub(crate) fn fingerprint_bits_for(fpr: f64) -> Result<u32, Error> {
+    let bits = sizing::cuckoo_fingerprint_bits(fpr, SLOTS as u32)?;
+    if bits > MAX_FINGERPRINT_BITS {
+        return Err(Error::invalid(
+            "fpr",
+            fpr,
+            "at least 8 / 2^16 ≈ 0.000122 (the 16-bit fingerprint limit)",
+        ));
+    }
+    Ok(bits.max(MIN_FINGERPRINT_BITS))
+}
+
+/// Checks a fingerprint width given by the caller.
+pub(crate) fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
+    if (MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&bits) {
+        Ok(bits)
+    } else {
+        Err(Error::invalid(
+            "fingerprint_bits",
+            bits,
+            format_args!("in {MIN_FINGERPRINT_BITS}..={MAX_FINGERPRINT_BITS}"),
+        ))
+    }
+}
+
+/// Buckets for `expected_items` at [`TARGET_LOAD`].
+fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Error> {
+    sizing::check_items(expected_items)?;
+    let n = expected_items as f64;
+    let load = target_load(fingerprint_bits);
+    // Small tables fill unevenly (a few unlucky buckets decide), so they get
+    // an additive margin that vanishes relative to large ones.
+    let buckets = (n / (SLOTS as f64 * load) + MARGIN * n.sqrt()).ceil();
+    // A float of this size still converts exactly enough; the bit limit
+    // below refuses anything absurd.
+    if buckets >= (sizing::MAX_BITS / 64) as f64 {
+        return Err(Error::invalid(
+            "expected_items",
+            expected_items,
+            format_args!("small enough for a table of at most 2^46 bits"),
+        ));
+    }
+    // Even, so that every item has two distinct buckets (see `Table::alt`).
+    let buckets = buckets as usize;
+    Ok(buckets + buckets % 2)
+}
+
+impl<S: BuildHasher> CuckooFilter<S> {
+    /// [`with_fpr`](CuckooFilter::with_fpr) with a hasher of your choice.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_fpr`](CuckooFilter::with_fpr).
+    pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
+        let bits = fingerprint_bits_for(fpr)?;
+        Self::with_buckets_and_hasher(buckets_for(expected_items, bits)?, bits, hasher)
+    }
+
+    /// [`with_capacity`](CuckooFilter::with_capacity) with a hasher of your
+    /// choice.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_capacity`](CuckooFilter::with_capacity).
+    pub fn with_capacity_and_hasher(
+        expected_items: usize,
+        fingerprint_bits: u32,
+        hasher: S,
+    ) -> Result<Self, Error> {
+        check_fingerprint_bits(fingerprint_bits)?;
+        Self::with_buckets_and_hasher(
+            buckets_for(expected_items, fingerprint_bits)?,
+            fingerprint_bits,
+            hasher,
+        )
+    }
+
+    /// [`with_buckets`](CuckooFilter::with_buckets) with a hasher of your
+    /// choice.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_buckets`](CuckooFilter::with_buckets).
+    pub fn with_buckets_and_hasher(
+        buckets: usize,
+        fingerprint_bits: u32,
+        hasher: S,
+    ) -> Result<Self, Error> {
+        let bits = check_fingerprint_bits(fingerprint_bits)?;
+        let words = checked_words(buckets, bits, "buckets")?;
+        let words = filter_core::memory::zeroed_vec(words, "buckets")?;
+        Ok(CuckooFilter {
+            table: Table::from_words(words, buckets, bits),
+            len: 0,
+            victim: Victim {
+                bucket: 0,
+                fingerprint: 0,
+            },
+            rng: SplitMix64::seed_from_u64(EVICTION_SEED),
+            hasher,
+        })
+    }
+
+    /// Adds one copy of `item`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when the victim slot is occupied (the table is full)
+    /// or when `item` already has [`MAX_COPIES`] copies. A failed insert
+    /// changes nothing.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), Error> {
+        self.insert_hash(self.hasher.hash_one(item))
+    }
+
+    /// Adds `item` unless it is (probably) present already: `Ok(true)` if it
+    /// was added, `Ok(false)` if the filter already reported it present (an
+    /// absent item that is a false positive is therefore not added either).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, Error> {
+        self.insert_unique_hash(self.hasher.hash_one(item))
+    }
+
+    /// Whether `item` may be present: `false` means it was never inserted (or
+    /// was removed).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hasher.hash_one(item))
+    }
+
+    /// Removes one copy of `item`: `true` if one was removed, `false` if
+    /// nothing changed. See the type docs on removing items never inserted.
+    #[inline]
+    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.remove_hash(self.hasher.hash_one(item))
+    }
+
+    /// The bucket and fingerprint of a raw 64-bit key hash.
+    #[inline]
+    fn locate(&self, hash: u64) -> (usize, u64) {
+        let mixed = mix64(hash);
+        // reduce keeps the high bits, fingerprint the low 32: independent.
+        let bucket = reduce(mixed, self.table.buckets());
+        (bucket, fingerprint(mixed, self.table.fingerprint_bits()))
+    }
+
+    /// [`insert`](Self::insert) for a key already hashed to 64 bits (by the
+    /// caller's own, perhaps portable, hash). `insert(&x)` is
+    /// `insert_hash(hasher.hash_one(&x))`.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert).
+    pub fn insert_hash(&mut self, hash: u64) -> Result<(), Error> {
+        if self.victim.fingerprint != 0 {
+            return Err(Error::Full);
+        }
+        let (first, fp) = self.locate(hash);
+        let second = self.table.alt(first, fp);
+        if self.table.try_put(first, fp) || self.table.try_put(second, fp) {
+            self.len += 1;
+            return Ok(());
+        }
+        // Both buckets are full. If all their slots already hold this
+        // fingerprint, evicting can only shuffle copies between the two:
+        // refuse before changing anything.
+        let copies = if first == second {
+            self.table.count(first, fp) * 2
+        } else {
+            self.table.count(first, fp) + self.table.count(second, fp)
+        };
+        if copies >= MAX_COPIES {
+            return Err(Error::Full);
+        }
+        let start = if self.rng.next_u32() & 1 == 0 {
+            first
+        } else {
+            second
+        };
+        self.kick(start, fp);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Places `fp`, whose buckets are both full, by evicting residents along a
+    /// random walk that starts at `bucket`. After [`MAX_KICKS`] evictions a
+    /// bounded breadth-first search looks for a chain of moves to a free slot
+    /// (see `search.rs`); only if that fails too does the fingerprint in hand
+    /// go to the (empty) victim slot, so nothing is lost.
+    fn kick(&mut self, mut bucket: usize, mut fp: u64) {
+        for _ in 0..MAX_KICKS {
+            // The top two bits of a 32-bit draw: a uniform slot in 0..4.
+            let slot = self.rng.next_u32() >> 30;
+            fp = self.table.swap(bucket, slot, fp);
+            bucket = self.table.alt(bucket, fp);
+            if self.table.try_put(bucket, fp) {
+                return;
+            }
+        }
+        if self
+            .table
+            .place_by_search(bucket, fp, INSERT_SEARCH_BUCKETS)
+        {
+            return;
+        }
+        self.victim = Victim {
+            bucket,
+            fingerprint: fp,
+        };
+    }
+
+    /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert).
+    pub fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        self.insert_hash(hash).map(|()| true)
+    }
+
+    /// [`contains`](Self::contains) for a pre-hashed key.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let (first, fp) = self.locate(hash);
+        let second = self.table.alt(first, fp);
+        let in_table = self.table.bucket_has(self.table.read(first), fp)
+            | self.table.bucket_has(self.table.read(second), fp);
+        // The victim's buckets are {v, alt(v, fp)}; they are this item's
+        // buckets iff v is one of them (alt depends on fp alone).
+        let victim = (self.victim.fingerprint == fp)
+            & ((self.victim.bucket == first) | (self.victim.bucket == second));
+        in_table | victim
+    }
+
+    /// [`remove`](Self::remove) for a pre-hashed key.
+    pub fn remove_hash(&mut self, hash: u64) -> bool {
+        let (first, fp) = self.locate(hash);
+        let second = self.table.alt(first, fp);
+        let victim = self.victim;
+        if victim.fingerprint == fp && (victim.bucket == first || victim.bucket == second) {
+            self.victim = Victim {
+                bucket: 0,
+                fingerprint: 0,
+            };
+            self.len -= 1;
+            return true;
+        }
+        if !(self.table.try_remove(first, fp) || self.table.try_remove(second, fp)) {
+            return false;
+        }
+        self.len -= 1;
+        if victim.fingerprint != 0 {
+            // A slot is free now: search for a chain of moves that puts the
+            // victim back. If none is found the victim stays where it is.
+            if self.table.place_by_search(
+                victim.bucket,
+                victim.fingerprint,
+                REINSERT_SEARCH_BUCKETS,
+            ) {
+                self.victim = Victim {
+                    bucket: 0,
+                    fingerprint: 0,
+                };
+            }
+        }
+        true
+    }
+
+    /// Items held: successful inserts minus successful removes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the filter holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the victim slot is occupied, so that every insert fails with
+    /// [`Error::Full`] until a remove frees room.
+    pub fn is_full(&self) -> bool {
+        self.victim.fingerprint != 0
+    }
+
+    /// Slots in the table: 4 per bucket.
+    pub fn capacity(&self) -> usize {
+        self.table.buckets() * SLOTS
+    }
+
+    /// The number of buckets.
+    pub fn buckets(&self) -> usize {
+        self.table.buckets()
+    }
+
+    /// The fingerprint width in bits (4 to 16).
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.table.fingerprint_bits()
+    }
+
+    /// `len() / capacity()`: the fraction of slots in use (the victim counts
+    /// as an item, so this can exceed 1 by one item's worth).
+    pub fn load_factor(&self) -> f64 {
+        self.len as f64 / self.capacity() as f64
+    }
+
+    /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
+    /// whole words, plus one padding word.
+    pub fn memory_bytes(&self) -> usize {
+        self.table.words().len() * 8
+    }
+
+    /// The hasher keys are hashed with.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+}
+
+/// The word count for a table, or an error naming `parameter`.
+pub(crate) fn checked_words(
+    buckets: usize,
+    fingerprint_bits: u32,
+    parameter: &'static str,
+) -> Result<usize, Error> {
+    let allowed = || {
+        format!(
+            "between 1 and {} for {fingerprint_bits}-bit fingerprints (tables of at most 2^46 bits)",
+            sizing::MAX_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))
+        )
+    };
+    let fits = (buckets as u64)
+        .checked_mul(SLOTS as u64 * u64::from(fingerprint_bits))
+        .is_some_and(|bits| bits <= sizing::MAX_BITS);
+    match words_for(buckets, fingerprint_bits) {
+        Some(words) if buckets > 0 && fits => Ok(words),
+        _ => Err(Error::invalid(parameter, buckets, allowed())),
+    }
+}

@@ -1,0 +1,123 @@
+//! A cuckoo filter: an approximate set that supports deletes, fills to about
+//! 95 % of its slots, and never loses a key.
+//!
+//! Partial-key cuckoo hashing (Fan, Andersen, Kaminsky, Mitzenmacher,
+//! "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014): each item is
+//! an `f`-bit fingerprint stored in one of two buckets of four slots. The
+//! second bucket is computed from the first and the fingerprint alone, so a
+//! resident can be moved ("kicked") to its other bucket without knowing its
+//! key, and an item can be removed by clearing its fingerprint.
+//!
+//! Use it where items come and go (caches, sessions, dedup windows) and a
+//! Bloom filter's lack of deletes would force periodic rebuilds. For a set
+//! that never changes, a static filter (`xor-filter`) is smaller still.
+//!
+//! # Space and false-positive rate
+//!
+//! [`CuckooFilter::with_fpr(n, p)`](CuckooFilter::with_fpr) uses
+//! `f = ⌈log2(8 / p)⌉`-bit fingerprints at 94 % load: about `f / 0.94` bits
+//! per key (10.6 for p = 1 %, 12.8 for 0.2 %), and a false-positive rate of at
+//! most `8 · load / (2^f − 1)` < p.
+//!
+//! | target p | f  | bits/key | measured FPR at n items |
+//! |----------|----|----------|-------------------------|
+//! | 3 %      | 9  | 9.6      | ≈ 1.5 %                 |
+//! | 1 %      | 10 | 10.6     | ≈ 0.7 %                 |
+//! | 0.2 %    | 12 | 12.8     | ≈ 0.18 %                |
+//! | 0.02 %   | 16 | 17.0     | ≈ 0.011 %               |
+//!
+//! # Examples
+//!
+//! ```
+//! use cuckoo::CuckooFilter;
+//!
+//! let mut sessions = CuckooFilter::with_fpr(10_000, 0.01)?;
+//! sessions.insert("session-4f1c")?;
+//! sessions.insert("session-9a0e")?;
+//! assert!(sessions.contains("session-4f1c"));
+//!
+//! // Deletes are exact for items that were inserted.
+//! assert!(sessions.remove("session-4f1c"));
+//! assert!(!sessions.contains("session-4f1c"));
+//! assert!(sessions.contains("session-9a0e"));
+//! assert_eq!(sessions.len(), 1);
+//!
+//! // Bytes round-trip, eviction state included.
+//! let copy = CuckooFilter::from_bytes(&sessions.to_bytes())?;
+//! assert!(copy.contains("session-9a0e"));
+//! # Ok::<(), cuckoo::Error>(())
+//! ```
+//!
+//! # Design decisions
+//!
+//! - **A victim slot, so no key is ever lost.** When 500 evictions do not find
+//!   a free slot, the textbook filter (and the `cuckoofilter` crate) drops the
+//!   fingerprint in hand, which belongs to some earlier item: a false
+//!   negative. Here it goes to a one-entry victim slot that lookups and
+//!   removes also check; from then on inserts return [`Error::Full`] (and
+//!   change nothing) until a remove frees a slot, and then the victim is
+//!   walked back into the table.
+//! - **Fingerprints of any width, packed.** The width follows the target
+//!   rate, 4 to 16 bits, and buckets of `4f` bits lie back to back in a bit
+//!   array, so a 10-bit fingerprint costs 10 bits, not 16. A bucket is read as
+//!   one (possibly unaligned) 64-bit window, and its four slots are compared at
+//!   once with the SWAR "has zero lane" trick: no loop, no branch per slot.
+//! - **No power-of-two tables.** The first bucket is `reduce(hash, m)`
+//!   (multiply-shift); the alternate bucket is `(c(fp) − i) mod m`, an
+//!   involution for every `m`, computed with one conditional add instead of a
+//!   division. The paper's `i XOR h(fp)` needs `m` a power of two, which
+//!   wastes up to half the memory.
+//! - **Seeded evictions.** Which resident to evict is drawn from a
+//!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
+//!   of the byte format: the same operations give the same table, on every
+//!   run and after a reload.
+//! - **Duplicates are bounded, not corrupting.** An item can be inserted up to
+//!   [`MAX_COPIES`] = 8 times (every slot of its two buckets); the ninth
+//!   insert is [`Error::Full`] and changes nothing.
+//!
+//! # Crate features
+//!
+//! None. The crate depends on `filter-core` and `rand_xoshiro` only.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod encoding;
+mod filter;
+mod search;
+mod table;
+
+pub use filter::{CuckooFilter, MAX_COPIES, MAX_KICKS, TARGET_LOAD};
+pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
+
+use std::hash::{BuildHasher, Hash};
+
+impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CuckooFilter<S> {
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        CuckooFilter::contains(self, item)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        CuckooFilter::memory_bytes(self)
+    }
+}
+
+impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for CuckooFilter<S> {
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<(), Error> {
+        CuckooFilter::insert(self, item)
+    }
+}
+
+impl<T: Hash + ?Sized, S: BuildHasher> Remove<T> for CuckooFilter<S> {
+    #[inline]
+    fn remove(&mut self, item: &T) -> bool {
+        CuckooFilter::remove(self, item)
+    }
+}
+
+/// The README's example, compiled and run as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
