@@ -1,1 +1,196 @@
-//! Shared workload of the criterion benchmarks in `benches/benches/`.
+//! The workload and the measurement routines shared by the criterion
+//! benchmarks in `benches/benches/`.
+//!
+//! Every benchmark follows the same pattern, written once here so that a new
+//! filter is one line in `benches/filters.rs`:
+//!
+//! - keys come from `filter_core::testing::keys` (seeded; members and
+//!   non-members disjoint by construction);
+//! - two sizes: [`SMALL`] keys (the filter fits in L2) and [`LARGE`] keys
+//!   (tens of megabytes: beyond the last-level cache of most machines);
+//! - before anything is timed, the filter is checked: every member must be
+//!   reported present and at most [`MAX_MISS_HITS`] of the non-members, so a
+//!   broken filter cannot post a fast number;
+//! - lookups and removes time a batch of [`BATCH`] queries, so the large size
+//!   is built once per benchmark, not once per iteration.
+//!
+//! Filters are driven through the shared traits with their default hasher:
+//! these are the numbers a user of the crate gets. `cargo xtask compare`
+//! compares against peer crates; this is for tracking one filter over time.
+//!
+//! Run: `cargo bench -p benches` (or `-- contains_hit` to pick a group).
+//! `FILTER_BENCH_SIZES=100000` narrows the sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use filter_core::testing::keys;
+use filter_core::{Filter, Insert, Remove};
+
+/// Keys of the cache-resident size.
+pub const SMALL: usize = 100_000;
+/// Keys of the out-of-cache size.
+pub const LARGE: usize = 10_000_000;
+/// Queries per timed lookup or remove batch.
+pub const BATCH: usize = 10_000;
+/// Seed of every benchmark's keys.
+pub const SEED: u64 = 0xB16B_00B5;
+/// The largest fraction of non-members a filter sized for 1 % (or an 8-bit
+/// fingerprint filter) may report present before a benchmark refuses to run.
+pub const MAX_MISS_HITS: f64 = 0.05;
+/// The target rate of the sized filters.
+pub const FPR: f64 = 0.01;
+
+/// The sizes to benchmark: [`SMALL`] and [`LARGE`], or the comma-separated
+/// list in `FILTER_BENCH_SIZES`.
+pub fn sizes() -> Vec<usize> {
+    std::env::var("FILTER_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| vec![SMALL, LARGE])
+}
+
+/// Members and non-members for one size.
+#[derive(Debug)]
+pub struct Workload {
+    /// The `n` inserted keys.
+    pub members: Vec<u64>,
+    /// [`BATCH`] keys never inserted.
+    pub non_members: Vec<u64>,
+}
+
+impl Workload {
+    /// `n` members and a batch of non-members under [`SEED`].
+    pub fn new(n: usize) -> Self {
+        Workload {
+            members: keys::members(SEED, n),
+            non_members: keys::non_members(SEED, BATCH),
+        }
+    }
+
+    /// The members queried by the hit benchmark: a spread-out batch.
+    pub fn hit_batch(&self) -> Vec<u64> {
+        let step = (self.members.len() / BATCH).max(1);
+        self.members
+            .iter()
+            .step_by(step)
+            .take(BATCH)
+            .copied()
+            .collect()
+    }
+}
+
+/// Panics unless every member is present and few non-members are: run
+/// before timing, so that a broken filter cannot post a number.
+pub fn check<F: Filter<u64>>(name: &str, filter: &F, hits: &[u64], misses: &[u64]) {
+    let found = hits.iter().filter(|k| filter.contains(k)).count();
+    assert_eq!(
+        found,
+        hits.len(),
+        "{name}: {} false negatives among {} members; refusing to benchmark",
+        hits.len() - found,
+        hits.len()
+    );
+    let false_positives = misses.iter().filter(|k| filter.contains(k)).count();
+    assert!(
+        false_positives as f64 <= MAX_MISS_HITS * misses.len() as f64,
+        "{name}: {false_positives} of {} non-members reported present; refusing to benchmark",
+        misses.len()
+    );
+}
+
+fn count_hits<F: Filter<u64>>(filter: &F, queries: &[u64]) -> usize {
+    queries.iter().filter(|k| filter.contains(k)).count()
+}
+
+/// Build (static) or insert-all (dynamic), contains hit and miss, for one
+/// filter at every size. `build` makes the filter from all members.
+pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let filter = build(&w.members);
+        let hits = w.hit_batch();
+        check(name, &filter, &hits, &w.non_members);
+
+        let mut group = c.benchmark_group("build");
+        group.throughput(Throughput::Elements(n as u64));
+        if n > SMALL {
+            group.sample_size(10);
+        }
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| build(black_box(&w.members)));
+        });
+        group.finish();
+
+        let mut group = c.benchmark_group("contains_hit");
+        group.throughput(Throughput::Elements(hits.len() as u64));
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| count_hits(black_box(&filter), black_box(&hits)));
+        });
+        group.finish();
+
+        let mut group = c.benchmark_group("contains_miss");
+        group.throughput(Throughput::Elements(w.non_members.len() as u64));
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| count_hits(black_box(&filter), black_box(&w.non_members)));
+        });
+        group.finish();
+    }
+}
+
+/// A dynamic filter's builder: a new, empty filter sized for `n` items,
+/// then every member inserted.
+pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -> F {
+    move |keys| {
+        let mut filter = new(keys.len());
+        for k in keys {
+            if let Err(e) = filter.insert(k) {
+                panic!("insert failed below the sized capacity: {e}");
+            }
+        }
+        filter
+    }
+}
+
+/// Remove of a batch of members, timed; they are re-inserted (untimed)
+/// after each iteration so every iteration removes from a full filter.
+pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let mut filter = build(&w.members);
+        let batch = w.hit_batch();
+        check(name, &filter, &batch, &w.non_members);
+        let removed = batch.iter().filter(|k| filter.remove(k)).count();
+        assert_eq!(
+            removed,
+            batch.len(),
+            "{name}: a member's remove returned false"
+        );
+        for k in &batch {
+            filter.insert(k).expect("re-insert after remove");
+        }
+        check(name, &filter, &batch, &w.non_members);
+
+        let mut group = c.benchmark_group("remove");
+        group.throughput(Throughput::Elements(batch.len() as u64));
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    for k in &batch {
+                        black_box(filter.remove(black_box(k)));
+                    }
+                    timed += start.elapsed();
+                    for k in &batch {
+                        filter.insert(k).expect("re-insert after remove");
+                    }
+                }
+                timed
+            });
+        });
+        group.finish();
+    }
+}

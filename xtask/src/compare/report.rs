@@ -214,10 +214,12 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     let _ = writeln!(s, "## Speed\n");
     let _ = writeln!(
         s,
-        "Nanoseconds per key, median of the repetitions; this machine, this run. Build is the \
-         whole construction divided by n: `with_fpr` and n inserts for dynamic filters, \
-         `from_hashes`/`from` over all keys for static ones. Lookups query every member \
-         (hit) and every non-member (miss) in a loop; remove deletes every member once.\n"
+        "Nanoseconds per key; this machine, this run. Build is the whole construction \
+         divided by n (`with_fpr` and n inserts for dynamic filters, one construction from \
+         all keys for static ones), fastest of the repetitions. Lookups query every member \
+         (hit) and every non-member (miss) in a loop, and remove deletes every member once, \
+         timed in batches of 8192 keys: each repetition's median batch, then the median \
+         over repetitions, so a batch preempted by another process does not count.\n"
     );
     for &n in &options.sizes {
         let _ = writeln!(
