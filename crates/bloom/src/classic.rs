@@ -1,0 +1,342 @@
+//! [`BloomFilter`]: the classic filter of m bits and k probes.
+
+use std::hash::{BuildHasher, Hash};
+
+use filter_core::sizing::{self, MAX_BITS};
+use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
+use fixedbitset::FixedBitSet;
+
+use crate::probe::Positions;
+
+/// The largest hash count accepted: far beyond any useful rate (k = 64 is
+/// already p ≈ 2^−64), small enough that a corrupt header cannot make every
+/// query loop for billions of probes.
+pub const MAX_HASHES: u32 = 1024;
+
+/// Bits per storage word of `fixedbitset` on this target.
+const WORD_BITS: usize = usize::BITS as usize;
+
+/// A classic Bloom filter: `bits` bits, each key sets `hashes` of them.
+///
+/// Sized by [`with_fpr`](BloomFilter::with_fpr) to the textbook optimum,
+/// m = −n ln p / (ln 2)² bits and k = round(m/n · ln 2) probes: **1.44 ·
+/// log2(1/p) bits per key**, 9.59 at p = 1 %, 14.38 at p = 0.1 %. The
+/// false-positive rate after n distinct inserts is (1 − e^(−kn/m))^k ≈ p.
+///
+/// All k positions come from one 64-bit hash by enhanced double hashing (see
+/// the crate docs), reduced to `0..bits` by multiply-shift, so the bit count
+/// need not be a power of two.
+///
+/// # Invariants
+///
+/// `1 <= bits <= 2^46`, `1 <= hashes <= MAX_HASHES`, and storage bits past
+/// `bits` are zero. The filter never forgets an inserted key: only
+/// [`clear`](Self::clear) and [`intersect`](Self::intersect) unset bits.
+///
+/// # Examples
+///
+/// ```
+/// use bloom::BloomFilter;
+///
+/// let mut filter = BloomFilter::with_fpr(1_000_000, 0.01)?;
+/// assert_eq!(filter.bits(), 9_585_059);
+/// assert_eq!(filter.hashes(), 7);
+/// assert!((filter.bits() as f64 / 1e6 - 9.59).abs() < 0.01); // bits per key
+///
+/// for id in 0..1_000_000u64 {
+///     filter.insert(&id);
+/// }
+/// assert!((0..1_000_000u64).all(|id| filter.contains(&id)));
+/// let false_positives = (1_000_000..1_200_000u64).filter(|id| filter.contains(id)).count();
+/// let fpr = false_positives as f64 / 200_000.0;
+/// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
+/// assert!((filter.estimated_fpr() - 0.01).abs() < 0.001);
+/// # Ok::<(), bloom::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct BloomFilter<S = DefaultHashBuilder> {
+    bits: FixedBitSet,
+    hashes: u32,
+    hasher: S,
+}
+
+impl BloomFilter<DefaultHashBuilder> {
+    /// A filter sized for `expected_items` distinct keys at false-positive
+    /// rate `fpr`, with the default hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `expected_items == 0`, `fpr` outside
+    /// the open interval (0, 1) (NaN and infinities included), or a size above
+    /// 2^46 bits or that cannot be allocated.
+    pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+    }
+
+    /// A filter of exactly `bits` bits and `hashes` probes per key, with the
+    /// default hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `bits` outside `1..=2^46` (or not
+    /// allocatable) and `hashes` outside `1..=MAX_HASHES`.
+    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self, Error> {
+        Self::with_bits_and_hasher(bits, hashes, DefaultHashBuilder::default())
+    }
+
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes) under the
+    /// default hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for bytes that are not a valid classic Bloom filter;
+    /// [`Error::HasherMismatch`] when the filter was built with a hasher that
+    /// hashes differently from this build's default.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+    }
+}
+
+impl<S: BuildHasher> BloomFilter<S> {
+    /// As [`BloomFilter::with_fpr`], hashing keys with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::with_fpr`].
+    pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
+        let bits = sizing::bloom_bits(expected_items, fpr)?;
+        let hashes = sizing::bloom_hashes(bits, expected_items)?;
+        Self::with_bits_and_hasher(bits, hashes, hasher)
+    }
+
+    /// As [`BloomFilter::with_bits`], hashing keys with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::with_bits`].
+    pub fn with_bits_and_hasher(bits: u64, hashes: u32, hasher: S) -> Result<Self, Error> {
+        let bits = sizing::check_bits(bits)?;
+        check_hashes(hashes)?;
+        let len = usize::try_from(bits)
+            .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
+        let words = allocate_words(bits)?;
+        Ok(Self::from_parts(len, words, hashes, hasher))
+    }
+
+    /// Assembles a filter from validated parts.
+    pub(crate) fn from_parts(bits: usize, words: Vec<usize>, hashes: u32, hasher: S) -> Self {
+        BloomFilter {
+            bits: FixedBitSet::with_capacity_and_blocks(bits, words),
+            hashes,
+            hasher,
+        }
+    }
+
+    /// Adds `item`. Never fails: a Bloom filter accepts any number of keys,
+    /// its false-positive rate rising past the target once more than the
+    /// expected number are in.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
+        self.insert_hash(self.hasher.hash_one(item));
+    }
+
+    /// Whether `item` may be in the set: `false` means it was never inserted.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hasher.hash_one(item))
+    }
+
+    /// Adds `item` and returns `true` if it was certainly not there before
+    /// (some bit was unset), like [`HashSet::insert`](std::collections::HashSet::insert).
+    /// `false` means it may have been there: it was inserted before, or it is
+    /// a false positive.
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.insert_unique_hash(self.hasher.hash_one(item))
+    }
+
+    /// Adds the key whose 64-bit hash is `hash` (before mixing:
+    /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) {
+        self.insert_unique_hash(hash);
+    }
+
+    /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
+    #[inline]
+    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
+        let len = self.bits.len();
+        let words = self.bits.as_mut_slice();
+        let mut positions = Positions::new(hash, len);
+        let mut new = false;
+        for _ in 0..self.hashes {
+            let p = positions.next_position();
+            let mask = 1 << (p % WORD_BITS);
+            let word = &mut words[p / WORD_BITS];
+            new |= *word & mask == 0;
+            *word |= mask;
+        }
+        new
+    }
+
+    /// Whether the key whose 64-bit hash is `hash` may be in the set.
+    ///
+    /// Probes are checked in groups of four without branching between them,
+    /// so the loads of a group overlap in the memory system; a group with a
+    /// zero bit ends the lookup.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let words = self.bits.as_slice();
+        let mut positions = Positions::new(hash, self.bits.len());
+        let mut bit = move || {
+            let p = positions.next_position();
+            words[p / WORD_BITS] >> (p % WORD_BITS)
+        };
+        let mut left = self.hashes;
+        while left >= 4 {
+            if bit() & bit() & bit() & bit() & 1 == 0 {
+                return false;
+            }
+            left -= 4;
+        }
+        let mut all = 1;
+        for _ in 0..left {
+            all &= bit();
+        }
+        all & 1 == 1
+    }
+
+    /// Forgets every key.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+    }
+
+    /// Adds every key of `other` to `self`: afterwards `self` reports present
+    /// every key either filter did.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the bit or hash counts differ;
+    /// [`Error::HasherMismatch`] when the hashers hash differently. `self` is
+    /// unchanged on error.
+    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.bits.union_with(&other.bits);
+        Ok(())
+    }
+
+    /// Keeps only bits set in both filters. Every key inserted into *both*
+    /// stays present; the false-positive rate is at most that of the union,
+    /// and estimates from the fill are rougher than after inserts.
+    ///
+    /// # Errors
+    ///
+    /// As [`union`](Self::union).
+    pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.check_compatible(other)?;
+        self.bits.intersect_with(&other.bits);
+        Ok(())
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        if self.bits.len() != other.bits.len() {
+            return Err(Error::incompatible(
+                "bits",
+                self.bits.len(),
+                other.bits.len(),
+            ));
+        }
+        if self.hashes != other.hashes {
+            return Err(Error::incompatible("hashes", self.hashes, other.hashes));
+        }
+        if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
+            return Err(Error::HasherMismatch);
+        }
+        Ok(())
+    }
+
+    /// The number of set bits.
+    pub fn ones(&self) -> usize {
+        self.bits.count_ones(..)
+    }
+
+    /// The false-positive rate of the filter as it is now: (set bits / m)^k.
+    pub fn estimated_fpr(&self) -> f64 {
+        let fill = self.ones() as f64 / self.bits.len() as f64;
+        fill.powf(f64::from(self.hashes))
+    }
+
+    /// The number of distinct keys inserted, estimated from the fill
+    /// (Swamidass and Baldi): n ≈ −(m/k) ln(1 − ones/m). Saturates at
+    /// `usize::MAX` when every bit is set.
+    pub fn estimated_len(&self) -> usize {
+        let m = self.bits.len() as f64;
+        let n = -(m / f64::from(self.hashes)) * (1.0 - self.ones() as f64 / m).ln();
+        // `as` saturates: +∞ (a full filter) becomes usize::MAX.
+        n.round() as usize
+    }
+
+    /// The bit count m.
+    pub fn bits(&self) -> u64 {
+        self.bits.len() as u64
+    }
+
+    /// The probes per key k.
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// The hasher keys are hashed with.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Bytes of the bit array (whole storage words).
+    pub fn memory_bytes(&self) -> usize {
+        size_of_val(self.bits.as_slice())
+    }
+
+    /// The storage words, for serialization.
+    pub(crate) fn words(&self) -> &[usize] {
+        self.bits.as_slice()
+    }
+}
+
+impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BloomFilter<S> {
+    fn contains(&self, item: &T) -> bool {
+        BloomFilter::contains(self, item)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        BloomFilter::memory_bytes(self)
+    }
+}
+
+impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
+    fn insert(&mut self, item: &T) -> Result<(), Error> {
+        BloomFilter::insert(self, item);
+        Ok(())
+    }
+}
+
+/// Checks a hash count against `1..=MAX_HASHES`.
+pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
+    if (1..=MAX_HASHES).contains(&hashes) {
+        Ok(hashes)
+    } else {
+        Err(Error::invalid(
+            "hashes",
+            hashes,
+            format_args!("in 1..={MAX_HASHES}"),
+        ))
+    }
+}
+
+/// Storage words for `bits` bits (already checked against `MAX_BITS`),
+/// allocated fallibly.
+pub(crate) fn allocate_words(bits: u64) -> Result<Vec<usize>, Error> {
+    debug_assert!(bits <= MAX_BITS);
+    let words = usize::try_from(bits.div_ceil(WORD_BITS as u64))
+        .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
+    filter_core::memory::zeroed_vec(words, "bits")
+}

@@ -1,0 +1,172 @@
+//! Byte encoding of both filters in the shared format (body layouts in
+//! `docs/format-bloom.md`).
+//!
+//! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
+//! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64.
+//! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
+//! a u64 array of 8·blocks lane words, block by block.
+//!
+//! Every parameter is checked against its range and against the array length
+//! before the table is allocated, and the padding bits past `bits` must be
+//! zero, so a resealed lie is refused rather than loaded.
+
+use std::hash::BuildHasher;
+
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::sizing::MAX_BITS;
+use filter_core::{Error, HasherProbe};
+
+use crate::block::{BLOCK_HASHES, Block};
+use crate::blocked::MAX_BLOCKS;
+use crate::classic::MAX_HASHES;
+use crate::{BlockedBloomFilter, BloomFilter};
+
+impl<S: BuildHasher> BloomFilter<S> {
+    /// The filter's bytes in the shared format: parameters, the hasher's
+    /// probe, the bit array and a checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(
+            FilterKind::Bloom,
+            &HasherProbe::of(self.hasher()),
+            self.memory_bytes() + 24,
+        );
+        w.u64(self.bits());
+        w.u32(self.hashes());
+        w.u64_array(&words_as_u64(self.words(), self.bits()));
+        w.finish()
+    }
+
+    /// As [`BloomFilter::from_bytes`], for a filter built with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::from_bytes`].
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, FilterKind::Bloom, &HasherProbe::of(&hasher))?;
+        let bits = r.u64("bits")?;
+        if !(1..=MAX_BITS).contains(&bits) {
+            return Err(Error::corrupt(format_args!(
+                "bits is {bits}, outside 1..={MAX_BITS}"
+            )));
+        }
+        let hashes = r.u32("hashes")?;
+        if !(1..=MAX_HASHES).contains(&hashes) {
+            return Err(Error::corrupt(format_args!(
+                "hashes is {hashes}, outside 1..={MAX_HASHES}"
+            )));
+        }
+        let expected_words = bits.div_ceil(64);
+        // The reader checks the array's claimed length against the bytes
+        // present before allocating; the claim is then checked against bits.
+        let words = r.u64_array("bit array")?;
+        r.finish()?;
+        if words.len() as u64 != expected_words {
+            return Err(Error::corrupt(format_args!(
+                "bit array has {} words, {bits} bits need {expected_words}",
+                words.len()
+            )));
+        }
+        let spare = (expected_words * 64 - bits) as u32;
+        if let Some(&last) = words.last() {
+            if spare > 0 && last >> (64 - spare) != 0 {
+                return Err(Error::corrupt(format_args!(
+                    "bit array sets bits past bit {bits}"
+                )));
+            }
+        }
+        let len = usize::try_from(bits)
+            .map_err(|_| Error::corrupt(format_args!("{bits} bits are not addressable here")))?;
+        let storage = crate::classic::allocate_words(bits)?;
+        Ok(BloomFilter::from_parts(
+            len,
+            u64_as_words(&words, storage),
+            hashes,
+            hasher,
+        ))
+    }
+}
+
+impl<S: BuildHasher> BlockedBloomFilter<S> {
+    /// The filter's bytes in the shared format: parameters, the hasher's
+    /// probe, the blocks and a checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(
+            FilterKind::BlockedBloom,
+            &HasherProbe::of(self.hasher()),
+            self.memory_bytes() + 24,
+        );
+        w.u64(self.blocks() as u64);
+        w.u32(self.hashes());
+        let lanes: Vec<u64> = self.block_slice().iter().flat_map(|b| b.0).collect();
+        w.u64_array(&lanes);
+        w.finish()
+    }
+
+    /// As [`BlockedBloomFilter::from_bytes`], for a filter built with
+    /// `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::from_bytes`].
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, FilterKind::BlockedBloom, &HasherProbe::of(&hasher))?;
+        let blocks = r.u64("blocks")?;
+        if !(1..=MAX_BLOCKS).contains(&blocks) {
+            return Err(Error::corrupt(format_args!(
+                "blocks is {blocks}, outside 1..={MAX_BLOCKS}"
+            )));
+        }
+        let hashes = r.u32("hashes")?;
+        if hashes != BLOCK_HASHES {
+            return Err(Error::corrupt(format_args!(
+                "hashes is {hashes}, the blocked layout has {BLOCK_HASHES}"
+            )));
+        }
+        let lanes = r.u64_array("blocks")?;
+        r.finish()?;
+        if lanes.len() as u64 != blocks * 8 {
+            return Err(Error::corrupt(format_args!(
+                "block array has {} lanes, {blocks} blocks need {}",
+                lanes.len(),
+                blocks * 8
+            )));
+        }
+        let count = usize::try_from(blocks).map_err(|_| {
+            Error::corrupt(format_args!("{blocks} blocks are not addressable here"))
+        })?;
+        let mut table: Vec<Block> = filter_core::memory::zeroed_vec(count, "blocks")?;
+        for (block, chunk) in table.iter_mut().zip(lanes.chunks_exact(8)) {
+            block.0.copy_from_slice(chunk);
+        }
+        Ok(BlockedBloomFilter::from_parts(table, hasher))
+    }
+}
+
+/// Storage words (`usize`, 32 or 64 bits) as the format's u64 words.
+fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
+    let count = bits.div_ceil(64) as usize;
+    if usize::BITS == 64 {
+        words.iter().take(count).map(|&w| w as u64).collect()
+    } else {
+        let mut out = vec![0u64; count];
+        for (i, &w) in words.iter().enumerate() {
+            let bit = i * usize::BITS as usize;
+            if let Some(o) = out.get_mut(bit / 64) {
+                *o |= (w as u64) << (bit % 64);
+            }
+        }
+        out
+    }
+}
+
+/// The format's u64 words into storage words (`storage` is zeroed and sized
+/// for the same bit count).
+fn u64_as_words(words: &[u64], mut storage: Vec<usize>) -> Vec<usize> {
+    for (i, s) in storage.iter_mut().enumerate() {
+        let bit = i * usize::BITS as usize;
+        if let Some(&w) = words.get(bit / 64) {
+            *s = (w >> (bit % 64)) as usize;
+        }
+    }
+    storage
+}

@@ -1,0 +1,258 @@
+//! Every bad parameter is an `Err` naming it; every damaged byte string is
+//! refused.
+
+use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder, Error};
+use filter_core::format::{CHECKSUM_BYTES, HEADER_BYTES, reseal};
+use filter_core::testing::keys;
+
+const BAD_FPRS: [f64; 7] = [
+    0.0,
+    1.0,
+    -0.01,
+    1.5,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+];
+
+fn name_of(e: &Error) -> &'static str {
+    match e {
+        Error::InvalidParameter { name, .. } => name,
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_rates_are_errors() {
+    for p in BAD_FPRS {
+        assert_eq!(
+            name_of(&BloomFilter::with_fpr(100, p).unwrap_err()),
+            "fpr",
+            "{p}"
+        );
+        assert_eq!(
+            name_of(&BlockedBloomFilter::with_fpr(100, p).unwrap_err()),
+            "fpr",
+            "{p}"
+        );
+    }
+    let msg = BloomFilter::with_fpr(100, 1.5).unwrap_err().to_string();
+    assert_eq!(msg, "fpr must be in the open interval (0, 1), got 1.5");
+}
+
+#[test]
+fn zero_items_and_overflowing_sizes_are_errors() {
+    assert_eq!(
+        name_of(&BloomFilter::with_fpr(0, 0.01).unwrap_err()),
+        "expected_items"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_fpr(0, 0.01).unwrap_err()),
+        "expected_items"
+    );
+    for (n, p) in [(usize::MAX, 0.01), (usize::MAX / 2, 0.5), (1 << 40, 1e-300)] {
+        assert!(BloomFilter::with_fpr(n, p).is_err(), "{n} {p}");
+        assert!(BlockedBloomFilter::with_fpr(n, p).is_err(), "{n} {p}");
+    }
+    // Sizes inside the 2^46-bit limit but beyond this machine's memory are
+    // an error from the allocator check, not an abort. 2^46 bits is 8 TiB.
+    assert!(BloomFilter::with_bits(1 << 46, 7).is_err());
+    assert!(BlockedBloomFilter::with_bits(1 << 46, 8).is_err());
+}
+
+#[test]
+fn bad_explicit_shapes_are_errors() {
+    assert_eq!(name_of(&BloomFilter::with_bits(0, 7).unwrap_err()), "bits");
+    assert_eq!(
+        name_of(&BloomFilter::with_bits((1 << 46) + 1, 7).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BloomFilter::with_bits(u64::MAX, 7).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BloomFilter::with_bits(1000, 0).unwrap_err()),
+        "hashes"
+    );
+    assert_eq!(
+        name_of(&BloomFilter::with_bits(1000, bloom::MAX_HASHES + 1).unwrap_err()),
+        "hashes"
+    );
+    assert!(BloomFilter::with_bits(1, 1).is_ok());
+    assert!(BloomFilter::with_bits(1000, bloom::MAX_HASHES).is_ok());
+
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_bits(0, 8).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_bits(1000, 8).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_bits(u64::MAX, 8).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_bits(1024, 7).unwrap_err()),
+        "hashes"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_blocks(0).unwrap_err()),
+        "blocks"
+    );
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_blocks(usize::MAX).unwrap_err()),
+        "blocks"
+    );
+    let msg = BlockedBloomFilter::with_bits(1000, 8)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("multiple of 512"), "{msg}");
+    assert_eq!(BlockedBloomFilter::with_bits(1024, 8).unwrap().blocks(), 2);
+}
+
+fn classic_bytes() -> Vec<u8> {
+    // 1000 bits: the last word has 24 padding bits, which must stay zero.
+    let mut f = BloomFilter::with_bits(1000, 5).unwrap();
+    keys::members(1, 60).iter().for_each(|k| f.insert(k));
+    f.to_bytes()
+}
+
+fn blocked_bytes() -> Vec<u8> {
+    let mut f = BlockedBloomFilter::with_blocks(3).unwrap();
+    keys::members(1, 60).iter().for_each(|k| f.insert(k));
+    f.to_bytes()
+}
+
+fn both_refuse(classic: &[u8], blocked: &[u8]) -> bool {
+    BloomFilter::from_bytes(classic).is_err() && BlockedBloomFilter::from_bytes(blocked).is_err()
+}
+
+quickcheck::quickcheck! {
+    fn every_truncation_is_refused(cut: usize) -> bool {
+        let (c, b) = (classic_bytes(), blocked_bytes());
+        both_refuse(&c[..cut % c.len()], &b[..cut % b.len()])
+    }
+
+    fn every_bit_flip_is_refused(bit: usize) -> bool {
+        let (mut c, mut b) = (classic_bytes(), blocked_bytes());
+        let (bc, bb) = (bit % (c.len() * 8), bit % (b.len() * 8));
+        c[bc / 8] ^= 1 << (bc % 8);
+        b[bb / 8] ^= 1 << (bb % 8);
+        both_refuse(&c, &b)
+    }
+
+    fn trailing_garbage_is_refused(garbage: Vec<u8>) -> bool {
+        if garbage.is_empty() { return true; }
+        let (mut c, mut b) = (classic_bytes(), blocked_bytes());
+        // Inserted before the checksum and resealed, so only the structure
+        // (the reader's `finish`) stands in the way; and appended raw.
+        let (mut c2, mut b2) = (c.clone(), b.clone());
+        c2.extend_from_slice(&garbage);
+        b2.extend_from_slice(&garbage);
+        let at = c.len() - CHECKSUM_BYTES;
+        c.splice(at..at, garbage.iter().copied());
+        let at = b.len() - CHECKSUM_BYTES;
+        b.splice(at..at, garbage.iter().copied());
+        reseal(&mut c);
+        reseal(&mut b);
+        both_refuse(&c, &b) && both_refuse(&c2, &b2)
+    }
+
+    fn resealed_truncations_are_refused(cut: usize) -> bool {
+        let (c, b) = (classic_bytes(), blocked_bytes());
+        let shorten = |bytes: &[u8]| {
+            let body = bytes.len() - HEADER_BYTES - CHECKSUM_BYTES;
+            let mut short = bytes[..HEADER_BYTES + cut % body].to_vec();
+            short.extend_from_slice(&[0; CHECKSUM_BYTES]);
+            reseal(&mut short);
+            short
+        };
+        both_refuse(&shorten(&c), &shorten(&b))
+    }
+}
+
+/// Rewrites a little-endian field of `len` bytes at body offset `at`, reseals.
+fn lie(mut bytes: Vec<u8>, at: usize, value: u64, len: usize) -> Vec<u8> {
+    let at = HEADER_BYTES + at;
+    bytes[at..at + len].copy_from_slice(&value.to_le_bytes()[..len]);
+    reseal(&mut bytes);
+    bytes
+}
+
+fn corrupt_reason(r: Result<impl std::fmt::Debug, Error>) -> String {
+    match r {
+        Err(Error::Corrupt { reason }) => reason,
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+#[test]
+fn resealed_lies_in_classic_fields_are_refused() {
+    let good = classic_bytes();
+    assert!(BloomFilter::from_bytes(&good).is_ok());
+    // Body: bits u64 @0, hashes u32 @8, word count u64 @12, words @20.
+    for (at, value, len, needle) in [
+        (0, 0, 8, "bits is 0"),
+        (0, (1 << 46) + 1, 8, "bits is"),
+        (0, 1100, 8, "words"),
+        (0, 900, 8, "words"),
+        (8, 0, 4, "hashes is 0"),
+        (8, 5000, 4, "hashes is 5000"),
+        (12, 1 << 60, 8, "claims"),
+        (12, 15, 8, "trailing"),
+    ] {
+        let reason = corrupt_reason(BloomFilter::from_bytes(&lie(good.clone(), at, value, len)));
+        assert!(reason.contains(needle), "field @{at} = {value}: {reason}");
+    }
+    // A bit set in the padding past bit 1000 (the top byte of the last word).
+    let mut padded = good.clone();
+    let last = padded.len() - CHECKSUM_BYTES - 1;
+    padded[last] |= 0x80;
+    reseal(&mut padded);
+    let reason = corrupt_reason(BloomFilter::from_bytes(&padded));
+    assert!(reason.contains("past bit 1000"), "{reason}");
+}
+
+#[test]
+fn resealed_lies_in_blocked_fields_are_refused() {
+    let good = blocked_bytes();
+    assert!(BlockedBloomFilter::from_bytes(&good).is_ok());
+    // Body: blocks u64 @0, hashes u32 @8, lane count u64 @12, lanes @20.
+    for (at, value, len, needle) in [
+        (0, 0, 8, "blocks is 0"),
+        (0, u64::MAX, 8, "blocks is"),
+        (0, 4, 8, "lanes"),
+        (8, 7, 4, "hashes is 7"),
+        (12, 1 << 60, 8, "claims"),
+        (12, 16, 8, "trailing"),
+    ] {
+        let reason = corrupt_reason(BlockedBloomFilter::from_bytes(&lie(
+            good.clone(),
+            at,
+            value,
+            len,
+        )));
+        assert!(reason.contains(needle), "field @{at} = {value}: {reason}");
+    }
+}
+
+#[test]
+fn wrong_kind_and_wrong_hasher_are_refused() {
+    let (c, b) = (classic_bytes(), blocked_bytes());
+    assert!(corrupt_reason(BloomFilter::from_bytes(&b)).contains("expected a Bloom filter"));
+    assert!(corrupt_reason(BlockedBloomFilter::from_bytes(&c)).contains("expected a BlockedBloom"));
+    let other = DefaultHashBuilder::with_seed(9);
+    assert_eq!(
+        BloomFilter::from_bytes_with_hasher(&c, other.clone()).unwrap_err(),
+        Error::HasherMismatch
+    );
+    assert_eq!(
+        BlockedBloomFilter::from_bytes_with_hasher(&b, other).unwrap_err(),
+        Error::HasherMismatch
+    );
+    assert!(BloomFilter::from_bytes(&[]).is_err());
+    assert!(BlockedBloomFilter::from_bytes(b"MFLT").is_err());
+}
