@@ -1,0 +1,150 @@
+//! The public methods of [`Xor`](crate::Xor) and
+//! [`BinaryFuse`](crate::BinaryFuse), written once: the two types differ only
+//! in their layout and format kind, and their documentation.
+
+/// Implements constructors, lookups, serialization and the `Filter` trait for
+/// `$name<F, S>`, a struct with fields `table: Table<$layout, F>` and `hasher: S`.
+macro_rules! static_filter_api {
+    ($name:ident, $layout:ty, $kind:ident) => {
+        impl<F: Fingerprint> $name<F, DefaultHashBuilder> {
+            /// Builds the filter from `keys`, hashed with the default hasher.
+            ///
+            /// Duplicates are fine: equal keys (and distinct keys whose 64-bit
+            /// hashes collide) count once, and [`len`](Self::len) reports the
+            /// distinct hashes.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::InvalidParameter`] for more than [`MAX_KEYS`](crate::MAX_KEYS)
+            /// distinct keys or when the tables cannot be allocated;
+            /// [`Error::ConstructionFailed`] if every seed failed (for any
+            /// honest key set practically impossible).
+            pub fn from_keys<T: Hash>(keys: &[T]) -> Result<Self, Error> {
+                Self::from_keys_with_hasher(keys, DefaultHashBuilder::default())
+            }
+
+            /// Builds the filter from pre-hashed keys: each `u64` is a key's
+            /// hash, to be queried with [`contains_hash`](Self::contains_hash).
+            /// The filter mixes the hashes itself, so sequential ids work.
+            ///
+            /// # Errors
+            ///
+            /// As [`from_keys`](Self::from_keys).
+            pub fn from_hashes(hashes: &[u64]) -> Result<Self, Error> {
+                Self::from_hashes_with_hasher(hashes, DefaultHashBuilder::default())
+            }
+
+            /// Loads a filter written by [`to_bytes`](Self::to_bytes) with the
+            /// default hasher. The loaded filter answers exactly as the original.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::Corrupt`] naming the field for anything malformed
+            /// (truncated, altered, wrong kind, parameters inconsistent with the
+            /// key count, trailing bytes); [`Error::HasherMismatch`] when the
+            /// filter was built with a hasher that hashes differently.
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+            }
+        }
+
+        impl<F: Fingerprint, S: BuildHasher> $name<F, S> {
+            /// Builds the filter from `keys`, hashed with `hasher`.
+            ///
+            /// # Errors
+            ///
+            /// As [`from_keys`]($name::from_keys).
+            pub fn from_keys_with_hasher<T: Hash>(keys: &[T], hasher: S) -> Result<Self, Error> {
+                let mut hashes: Vec<u64> =
+                    filter_core::memory::zeroed_vec(keys.len(), "number of keys")?;
+                for (h, key) in hashes.iter_mut().zip(keys) {
+                    *h = hasher.hash_one(key);
+                }
+                Self::from_hashes_with_hasher(&hashes, hasher)
+            }
+
+            /// Builds the filter from hashes made by `hasher` (`hasher.hash_one(key)`),
+            /// so that [`contains`](Self::contains) can be asked with keys.
+            ///
+            /// # Errors
+            ///
+            /// As [`from_keys`]($name::from_keys).
+            pub fn from_hashes_with_hasher(hashes: &[u64], hasher: S) -> Result<Self, Error> {
+                Ok($name {
+                    table: Table::from_hashes(hashes)?,
+                    hasher,
+                })
+            }
+
+            /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be
+            /// queried with `hasher`.
+            ///
+            /// # Errors
+            ///
+            /// As [`from_bytes`]($name::from_bytes).
+            pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+                let table = Table::from_bytes(bytes, F::$kind, &HasherProbe::of(&hasher))?;
+                Ok($name { table, hasher })
+            }
+
+            /// `false` means `item` was certainly not among the keys; `true`
+            /// means it probably was.
+            #[inline]
+            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+                self.contains_hash(self.hasher.hash_one(item))
+            }
+
+            /// As [`contains`](Self::contains) for a key's hash (the filter's
+            /// hasher is not used).
+            #[inline]
+            pub fn contains_hash(&self, hash: u64) -> bool {
+                self.table.contains_hash(hash)
+            }
+
+            /// The number of distinct key hashes the filter was built from.
+            pub fn len(&self) -> usize {
+                self.table.keys
+            }
+
+            /// Whether the filter was built from no keys (it then reports
+            /// false positives at the usual rate, and nothing else).
+            pub fn is_empty(&self) -> bool {
+                self.table.keys == 0
+            }
+
+            /// The bytes of the fingerprint table.
+            pub fn memory_bytes(&self) -> usize {
+                self.table.memory_bytes()
+            }
+
+            /// Table bits per distinct key (the table's bits when there are none).
+            pub fn bits_per_key(&self) -> f64 {
+                (self.memory_bytes() * 8) as f64 / self.len().max(1) as f64
+            }
+
+            /// The hasher keys are hashed with.
+            pub fn hasher(&self) -> &S {
+                &self.hasher
+            }
+
+            /// Serializes the filter (layout in `docs/format-xor-filter.md`).
+            pub fn to_bytes(&self) -> Vec<u8> {
+                self.table
+                    .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
+            }
+        }
+
+        impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for $name<F, S> {
+            #[inline]
+            fn contains(&self, item: &T) -> bool {
+                $name::contains(self, item)
+            }
+
+            fn memory_bytes(&self) -> usize {
+                $name::memory_bytes(self)
+            }
+        }
+    };
+}
+
+pub(crate) use static_filter_api;

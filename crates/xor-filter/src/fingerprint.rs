@@ -1,0 +1,95 @@
+//! The fingerprint widths: one trait so that the construction, the lookup and
+//! the byte encoding are written once for 8 and 16 bits.
+
+use std::fmt::Debug;
+use std::ops::BitXor;
+
+use filter_core::Error;
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+}
+
+/// A fingerprint width: `u8` (false-positive rate 2^-8) or `u16` (2^-16).
+///
+/// Sealed: the filters are defined for exactly these two widths, and the
+/// byte format records which one a filter uses.
+///
+/// A key's fingerprint is the low bits of `k ^ (k >> 32)`, where `k` is the
+/// key's seeded, mixed hash. The positions use other bits of `k` (the high
+/// bits through multiply-shift, and for the binary fuse layout also bits
+/// 0..log2(segment length) and 18..18+log2(segment length)); bits 32..48 are
+/// used by no position at the sizes this crate builds, so the fingerprint is
+/// independent of where it is stored. A fingerprint may be zero: unlike a
+/// cuckoo table, an xor filter has no notion of an empty slot.
+pub trait Fingerprint:
+    sealed::Sealed + Copy + Default + Eq + Debug + BitXor<Output = Self> + Send + Sync + 'static
+{
+    /// The width in bits.
+    const BITS: u32;
+
+    /// The format kind of an xor filter of this width.
+    #[doc(hidden)]
+    const XOR_KIND: FilterKind;
+
+    /// The format kind of a binary fuse filter of this width.
+    #[doc(hidden)]
+    const FUSE_KIND: FilterKind;
+
+    /// The fingerprint of a mixed hash.
+    #[doc(hidden)]
+    fn from_hash(mixed: u64) -> Self;
+
+    /// Appends `values` as an array of the format.
+    #[doc(hidden)]
+    fn write_array(writer: &mut ByteWriter, values: &[Self]);
+
+    /// Reads an array written by [`write_array`](Self::write_array).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming `field` when the bytes are missing.
+    #[doc(hidden)]
+    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error>;
+}
+
+impl Fingerprint for u8 {
+    const BITS: u32 = 8;
+    const XOR_KIND: FilterKind = FilterKind::Xor8;
+    const FUSE_KIND: FilterKind = FilterKind::BinaryFuse8;
+
+    #[inline]
+    fn from_hash(mixed: u64) -> Self {
+        (mixed ^ (mixed >> 32)) as u8
+    }
+
+    fn write_array(writer: &mut ByteWriter, values: &[Self]) {
+        writer.u8_array(values);
+    }
+
+    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
+        reader.u8_array(field)
+    }
+}
+
+impl Fingerprint for u16 {
+    const BITS: u32 = 16;
+    const XOR_KIND: FilterKind = FilterKind::Xor16;
+    const FUSE_KIND: FilterKind = FilterKind::BinaryFuse16;
+
+    #[inline]
+    fn from_hash(mixed: u64) -> Self {
+        (mixed ^ (mixed >> 32)) as u16
+    }
+
+    fn write_array(writer: &mut ByteWriter, values: &[Self]) {
+        writer.u16_array(values);
+    }
+
+    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
+        reader.u16_array(field)
+    }
+}

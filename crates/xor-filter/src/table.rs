@@ -1,0 +1,98 @@
+//! The table both filter families share: a layout, a seed, the fingerprints,
+//! and the lookup and byte encoding written once for every width and layout.
+
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::{Error, HasherProbe, mix64};
+
+use crate::construct;
+use crate::fingerprint::Fingerprint;
+use crate::layout::Layout;
+
+/// A built filter: every key `k` of the set satisfies
+/// `fp(k) == table[p0] ^ table[p1] ^ table[p2]`, where `p0, p1, p2` are the
+/// layout's positions of `mix64(hash + seed)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Table<L, F> {
+    pub(crate) layout: L,
+    /// The construction attempt's seed, added to each hash before mixing.
+    pub(crate) seed: u64,
+    /// The number of distinct key hashes the filter was built from.
+    pub(crate) keys: usize,
+    /// `layout.slots()` fingerprints.
+    pub(crate) fingerprints: Vec<F>,
+}
+
+/// The seeded mix every position and fingerprint derives from. Adding the
+/// seed then applying the bijective `mix64` keeps distinct hashes distinct,
+/// so duplicates among hashes are exactly duplicates among mixed hashes.
+#[inline]
+pub(crate) fn mixed(hash: u64, seed: u64) -> u64 {
+    mix64(hash.wrapping_add(seed))
+}
+
+impl<L: Layout, F: Fingerprint> Table<L, F> {
+    /// Builds the table from raw (unmixed) key hashes; duplicates allowed.
+    pub(crate) fn from_hashes(hashes: &[u64]) -> Result<Self, Error> {
+        construct::build(hashes)
+    }
+
+    #[inline]
+    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        let k = mixed(hash, self.seed);
+        let [a, b, c] = self.layout.positions(k);
+        let t = &self.fingerprints;
+        F::from_hash(k) ^ t[a] ^ t[b] ^ t[c] == F::default()
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.fingerprints.len() * size_of::<F>()
+    }
+
+    /// Body: seed (u64), keys (u64), the layout's parameters, fingerprints
+    /// (array). See `docs/format-xor-filter.md`.
+    pub(crate) fn to_bytes(&self, kind: FilterKind, probe: &HasherProbe) -> Vec<u8> {
+        let mut w = ByteWriter::new(kind, probe, 48 + self.memory_bytes());
+        w.u64(self.seed);
+        w.u64(self.keys as u64);
+        self.layout.write(&mut w);
+        F::write_array(&mut w, &self.fingerprints);
+        w.finish()
+    }
+
+    pub(crate) fn from_bytes(
+        bytes: &[u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+    ) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, kind, probe)?;
+        let seed = r.u64("seed")?;
+        let keys = r.u64("keys")?;
+        let keys = usize::try_from(keys)
+            .ok()
+            .filter(|&k| k <= crate::MAX_KEYS)
+            .ok_or_else(|| {
+                Error::corrupt(format_args!(
+                    "keys is {keys}, at most {} allowed",
+                    crate::MAX_KEYS
+                ))
+            })?;
+        let layout = L::read(&mut r, keys)?;
+        // The reader checks the claimed count against the bytes present
+        // before allocating, so a lying count cannot exhaust memory.
+        let fingerprints = F::read_array(&mut r, "fingerprints")?;
+        if fingerprints.len() != layout.slots() {
+            return Err(Error::corrupt(format_args!(
+                "fingerprints has {} entries, but the layout has {} slots",
+                fingerprints.len(),
+                layout.slots()
+            )));
+        }
+        r.finish()?;
+        Ok(Table {
+            layout,
+            seed,
+            keys,
+            fingerprints,
+        })
+    }
+}

@@ -1,0 +1,188 @@
+//! `to_bytes` / `from_bytes`: a loaded filter answers identically, and every
+//! malformed byte string is an `Err` naming what is wrong, never a panic.
+
+use filter_core::format::{FilterKind, HEADER_BYTES, reseal};
+use filter_core::testing::keys;
+use xor_filter::{BinaryFuse8, BinaryFuse16, Error, Xor8, Xor16};
+
+/// Body offsets (see docs/format-xor-filter.md).
+const SEED: usize = HEADER_BYTES;
+const KEYS: usize = HEADER_BYTES + 8;
+const PARAM: usize = HEADER_BYTES + 16;
+
+fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+}
+
+fn corrupt_reason(e: Error) -> String {
+    match e {
+        Error::Corrupt { reason } => reason,
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+#[test]
+fn loaded_filters_answer_identically() {
+    let members = keys::members(11, 20_000);
+    let queries = keys::non_members(11, 200_000);
+    for n in [0usize, 1, 2, 3, 50, 20_000] {
+        let ks = &members[..n];
+        macro_rules! check {
+            ($ty:ty) => {{
+                let f = <$ty>::from_keys(ks).unwrap();
+                let bytes = f.to_bytes();
+                let g = <$ty>::from_bytes(&bytes).unwrap();
+                assert_eq!(g.to_bytes(), bytes);
+                assert_eq!((g.len(), g.memory_bytes()), (f.len(), f.memory_bytes()));
+                assert!(ks.iter().all(|k| g.contains(k)));
+                assert!(queries.iter().all(|q| f.contains(q) == g.contains(q)));
+            }};
+        }
+        check!(Xor8);
+        check!(Xor16);
+        check!(BinaryFuse8);
+        check!(BinaryFuse16);
+    }
+}
+
+#[test]
+fn wrong_kind_is_refused() {
+    let ks = keys::members(1, 100);
+    let x8 = Xor8::from_keys(&ks).unwrap().to_bytes();
+    let e = corrupt_reason(BinaryFuse8::from_bytes(&x8).unwrap_err());
+    assert!(
+        e.contains("expected a BinaryFuse8 filter, found Xor8"),
+        "{e}"
+    );
+    assert!(Xor16::from_bytes(&x8).is_err());
+    let b16 = BinaryFuse16::from_keys(&ks).unwrap().to_bytes();
+    assert!(BinaryFuse8::from_bytes(&b16).is_err());
+    assert!(Xor16::from_bytes(&b16).is_err());
+    assert_eq!(FilterKind::from_u16(8), Some(FilterKind::BinaryFuse16));
+}
+
+#[test]
+fn every_truncation_and_every_bit_flip_is_refused() {
+    let ks = keys::members(2, 40);
+    for bytes in [
+        Xor8::from_keys(&ks).unwrap().to_bytes(),
+        BinaryFuse16::from_keys(&ks).unwrap().to_bytes(),
+    ] {
+        for len in 0..bytes.len() {
+            assert!(
+                Xor8::from_bytes(&bytes[..len]).is_err(),
+                "truncated to {len}"
+            );
+            assert!(
+                BinaryFuse16::from_bytes(&bytes[..len]).is_err(),
+                "truncated to {len}"
+            );
+        }
+        for i in 0..bytes.len() {
+            for bit in [0, 3, 7] {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(Xor8::from_bytes(&b).is_err(), "flip byte {i} bit {bit}");
+                assert!(
+                    BinaryFuse16::from_bytes(&b).is_err(),
+                    "flip byte {i} bit {bit}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn trailing_garbage_is_refused_even_resealed() {
+    let bytes = BinaryFuse8::from_keys(&keys::members(3, 100))
+        .unwrap()
+        .to_bytes();
+    let mut b = bytes.clone();
+    b.insert(b.len() - 8, 0);
+    reseal(&mut b);
+    let e = corrupt_reason(BinaryFuse8::from_bytes(&b).unwrap_err());
+    assert!(e.contains("left over") || e.contains("trailing"), "{e}");
+}
+
+#[test]
+fn resealed_lies_about_parameters_are_refused() {
+    let ks = keys::members(4, 1000);
+    let xor = Xor8::from_keys(&ks).unwrap().to_bytes();
+    let fuse = BinaryFuse8::from_keys(&ks).unwrap().to_bytes();
+
+    // A key count that does not match the table. (A count close enough to
+    // give the same layout, 1001 for 1000, cannot be told apart; it changes
+    // only what `len` reports.)
+    for (bytes, is_xor) in [(&xor, true), (&fuse, false)] {
+        for lie in [0u64, 2000, 1 << 40, u64::MAX] {
+            let mut b = bytes.clone();
+            put_u64(&mut b, KEYS, lie);
+            reseal(&mut b);
+            let e = if is_xor {
+                Xor8::from_bytes(&b).unwrap_err()
+            } else {
+                BinaryFuse8::from_bytes(&b).unwrap_err()
+            };
+            let e = corrupt_reason(e);
+            assert!(
+                e.contains("keys") || e.contains("block_length") || e.contains("segment"),
+                "{e}"
+            );
+        }
+    }
+
+    // Layout parameters inconsistent with the key count.
+    for lie in [0u64, 1, 1 << 62] {
+        let mut b = xor.clone();
+        put_u64(&mut b, PARAM, lie);
+        reseal(&mut b);
+        let e = corrupt_reason(Xor8::from_bytes(&b).unwrap_err());
+        assert!(e.contains("block_length"), "{e}");
+
+        let mut b = fuse.clone();
+        put_u64(&mut b, PARAM, lie);
+        reseal(&mut b);
+        let e = corrupt_reason(BinaryFuse8::from_bytes(&b).unwrap_err());
+        assert!(e.contains("segment_length"), "{e}");
+
+        let mut b = fuse.clone();
+        put_u64(&mut b, PARAM + 8, lie);
+        reseal(&mut b);
+        let e = corrupt_reason(BinaryFuse8::from_bytes(&b).unwrap_err());
+        assert!(e.contains("segment_count"), "{e}");
+    }
+
+    // A fingerprint count claiming 2^60 entries: refused before allocating.
+    let mut b = xor.clone();
+    put_u64(&mut b, PARAM + 8, 1 << 60);
+    reseal(&mut b);
+    let e = corrupt_reason(Xor8::from_bytes(&b).unwrap_err());
+    assert!(e.contains("fingerprints"), "{e}");
+
+    // A fingerprint count one short, with the bytes to match.
+    let mut b = fuse.clone();
+    let count_at = PARAM + 16;
+    let count = u64::from_le_bytes(b[count_at..count_at + 8].try_into().unwrap());
+    put_u64(&mut b, count_at, count - 1);
+    b.remove(b.len() - 9);
+    reseal(&mut b);
+    let e = corrupt_reason(BinaryFuse8::from_bytes(&b).unwrap_err());
+    assert!(e.contains("fingerprints has"), "{e}");
+
+    // The seed is free-form: another seed loads, and simply answers differently.
+    let mut b = fuse.clone();
+    put_u64(&mut b, SEED, 42);
+    reseal(&mut b);
+    assert!(BinaryFuse8::from_bytes(&b).is_ok());
+}
+
+#[test]
+fn garbage_is_refused() {
+    for len in [0usize, 1, 51, 52, 53, 200] {
+        let junk: Vec<u8> = (0..len).map(|i| (i * 37 % 251) as u8).collect();
+        assert!(Xor16::from_bytes(&junk).is_err());
+        let mut junk2 = junk.clone();
+        reseal(&mut junk2);
+        assert!(BinaryFuse16::from_bytes(&junk2).is_err());
+    }
+}
