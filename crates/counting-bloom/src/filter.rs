@@ -3,7 +3,7 @@
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::sizing::{MAX_BITS, bloom_bits, bloom_hashes, check_items};
+use filter_core::sizing::{MAX_BITS, bloom_bits, bloom_fpr, bloom_hashes, check_items};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
 use crate::counters::{
@@ -32,7 +32,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// k = round(m/n · ln 2)), with a 4-bit counter where the classic filter has
 /// a bit: 4·m bits, about 38.3 bits per key at p = 1 %, 4× the classic size.
 /// The false-positive rate with n items present is the classic
-/// (1 − e^(−kn/m))^k ≤ p; saturated counters (see below) raise it by an
+/// (1 − e^(−kn/m))^k ≈ p; saturated counters (see below) raise it by an
 /// amount too small to measure in practice.
 ///
 /// ```
@@ -43,6 +43,14 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// assert_eq!(filter.hashes(), 7);
 /// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 1e6;
 /// assert!((bits_per_key - 38.34).abs() < 0.01, "{bits_per_key}");
+/// assert!((filter.expected_fpr(1_000_000) - 0.01).abs() < 0.0002);
+///
+/// // Measured: 10,000 items in, 100,000 other keys asked.
+/// let mut filter = CountingBloomFilter::with_fpr(10_000, 0.01)?;
+/// (0..10_000u64).for_each(|i| filter.insert(&i));
+/// let false_positives = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
+/// // σ = √(0.01 · 0.99 / 100,000) ≈ 0.03 %, so 1.15 % is 5σ above the target.
+/// assert!(false_positives < 1_150, "{false_positives}");
 /// # Ok::<(), counting_bloom::Error>(())
 /// ```
 ///
@@ -68,7 +76,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// later make one of them a false negative. Only remove items you inserted.
 /// If deletes must be exact even for mistaken removes, use the cuckoo filter
 /// (`cuckoo::CuckooFilter`), which removes only a matching fingerprint and
-/// stores 4–5× fewer bits per key.
+/// needs about a third of the bits per key.
 #[derive(Clone)]
 pub struct CountingBloomFilter<S = DefaultHashBuilder> {
     table: Vec<u64>,
@@ -168,26 +176,17 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// Adds one copy of `item`: increments each of its counters that is not
-    /// saturated.
-    ///
-    /// # Errors
-    ///
-    /// None: the `Result` matches [`Insert::insert`] and the other filters of
-    /// the workspace. A counting Bloom filter never fills up; saturated
-    /// counters only raise the false-positive rate.
+    /// saturated. Never fails: a counting Bloom filter never fills up, and
+    /// saturated counters only raise the false-positive rate.
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), Error> {
-        self.insert_hash(self.hasher.hash_one(item))
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
+        self.insert_hash(self.hasher.hash_one(item));
     }
 
     /// As [`insert`](Self::insert), for an item whose raw 64-bit hash is
     /// `hash` (the filter mixes it before use).
-    ///
-    /// # Errors
-    ///
-    /// None, as [`insert`](Self::insert).
     #[inline]
-    pub fn insert_hash(&mut self, hash: u64) -> Result<(), Error> {
+    pub fn insert_hash(&mut self, hash: u64) {
         for position in Probes::new(hash, self.hashes, self.counters) {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
@@ -198,7 +197,6 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 }
             }
         }
-        Ok(())
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -209,12 +207,40 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// As [`contains`](Self::contains), for a raw 64-bit hash.
+    ///
+    /// Counters are checked in groups of eight without branching inside a
+    /// group, so the (usually cache-missing) loads of a group overlap in the
+    /// memory system; a group holding a zero counter ends the lookup. With
+    /// k ≤ 8 (every rate down to about 0.2 %) the lookup has no data-dependent
+    /// branch at all: in a benchmark at 1M and 10M keys, groups of four (the
+    /// classic filter's choice) made misses 1.3–1.7× slower here, because a
+    /// 4× larger table makes each mispredicted early exit wait on memory.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        Probes::new(hash, self.hashes, self.counters).all(|position| {
-            let (word, shift) = locate(position);
-            (self.table[word] >> shift) & 15 != 0
-        })
+        let table = &self.table[..];
+        let mut probes = Probes::new(hash, self.hashes, self.counters);
+        let mut nonzero = move || {
+            // `probes` yields exactly `hashes` positions; the callers below
+            // ask for no more.
+            let (word, shift) = locate(probes.next_position());
+            u64::from((table[word] >> shift) & 15 != 0)
+        };
+        let mut left = self.hashes;
+        while left >= 8 {
+            let mut group = 1;
+            for _ in 0..8 {
+                group &= nonzero();
+            }
+            if group == 0 {
+                return false;
+            }
+            left -= 8;
+        }
+        let mut all = 1;
+        for _ in 0..left {
+            all &= nonzero();
+        }
+        all == 1
     }
 
     /// Removes one copy of `item`: decrements each of its counters that is
@@ -321,6 +347,15 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 }
 
 impl<S> CountingBloomFilter<S> {
+    /// The false-positive rate the classic formula predicts with `items`
+    /// distinct items present: (1 − e^(−k·items/m))^k. Saturated counters can
+    /// only add to it, negligibly at design load.
+    pub fn expected_fpr(&self, items: usize) -> f64 {
+        // m and k were validated at construction, so the checked formula
+        // cannot fail; 1.0 is the safe answer if it somehow did.
+        bloom_fpr(self.counters as u64, items, self.hashes).unwrap_or(1.0)
+    }
+
     /// The number of counters, m.
     pub fn counters(&self) -> u64 {
         self.counters as u64
@@ -405,7 +440,8 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CountingBloomFilter<S> {
 impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for CountingBloomFilter<S> {
     /// Never fails: saturated counters only raise the false-positive rate.
     fn insert(&mut self, item: &T) -> Result<(), Error> {
-        CountingBloomFilter::insert(self, item)
+        CountingBloomFilter::insert(self, item);
+        Ok(())
     }
 }
 

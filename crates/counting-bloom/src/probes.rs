@@ -55,6 +55,19 @@ impl Probes {
     }
 }
 
+impl Probes {
+    /// The next position, without the count check of [`Iterator::next`]:
+    /// for hot loops that count probes themselves.
+    #[inline(always)]
+    pub(crate) fn next_position(&mut self) -> usize {
+        let position = reduce(self.x, self.counters);
+        self.step = self.step.wrapping_add(ENHANCE);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.step);
+        position
+    }
+}
+
 impl Iterator for Probes {
     type Item = usize;
 
@@ -64,11 +77,7 @@ impl Iterator for Probes {
             return None;
         }
         self.left -= 1;
-        let position = reduce(self.x, self.counters);
-        self.step += 1;
-        self.x = self.x.wrapping_add(self.y);
-        self.y = self.y.wrapping_add(self.step.wrapping_mul(ENHANCE));
-        Some(position)
+        Some(self.next_position())
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

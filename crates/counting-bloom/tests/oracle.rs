@@ -83,6 +83,13 @@ quickcheck::quickcheck! {
         string_harness().run_with_remove::<str>(filter, &ops)
     }
 
+    /// More than eight hashes: lookups run a branch-free group of eight,
+    /// then the rest.
+    fn many_hashes_no_false_negatives(ops: Vec<Op>) -> Result<(), String> {
+        let filter = CountingBloomFilter::with_counters(3_000, 20).map_err(|e| e.to_string())?;
+        u64_harness().run_with_remove::<u64>(filter, &ops)
+    }
+
     fn heavy_repeats_in_crowded_table(ops: Vec<Op>) -> Result<(), String> {
         let ops = few_keys(&stretched(&ops, 400));
         let filter = CountingBloomFilter::with_counters(20, 4).map_err(|e| e.to_string())?;

@@ -15,7 +15,7 @@ fn fpr_meets_target_after_n_inserts() {
         let n = 200_000;
         let mut filter = CountingBloomFilter::with_fpr(n, fpr).unwrap();
         for k in keys::members(seed, n) {
-            filter.insert(&k).unwrap();
+            filter.insert(&k);
         }
         let queries = keys::non_members(seed, 1_000_000);
         let measured = stats::measured_fpr(&filter, &queries);
@@ -49,7 +49,7 @@ fn fpr_with_string_keys() {
     let n = 50_000;
     let mut filter = CountingBloomFilter::with_fpr(n, 0.01).unwrap();
     for k in keys::member_urls(5, n) {
-        filter.insert(&k).unwrap();
+        filter.insert(&k);
     }
     let queries = keys::non_member_urls(5, 200_000);
     let measured = stats::measured_fpr::<String, _>(&filter, &queries);
@@ -65,7 +65,7 @@ fn removing_members_restores_the_rate_and_the_table() {
     let mut filter = CountingBloomFilter::with_fpr(n, 0.01).unwrap();
     let empty = filter.to_bytes();
     for k in &members {
-        filter.insert(k).unwrap();
+        filter.insert(k);
     }
     // Remove half: the other half stays present.
     for k in &members[..n / 2] {
@@ -89,11 +89,11 @@ fn saturation_one_item_100_inserts_100_removes() {
     let members = keys::members(31, 5_000);
     let mut filter = CountingBloomFilter::with_fpr(5_000, 0.01).unwrap();
     for k in &members[1..] {
-        filter.insert(k).unwrap();
+        filter.insert(k);
     }
     let heavy = members[0];
     for _ in 0..100 {
-        filter.insert(&heavy).unwrap();
+        filter.insert(&heavy);
     }
     // Every one of the heavy item's counters is saturated.
     assert_eq!(filter.count(&heavy), 15);
@@ -129,7 +129,7 @@ fn count_never_underestimates_unsaturated_items() {
     for (i, k) in items.iter().enumerate() {
         let copies = (keys::key(42, i as u64) % 12) as u32 + 1;
         for _ in 0..copies {
-            filter.insert(k).unwrap();
+            filter.insert(k);
         }
         truth.insert(*k, copies);
     }
@@ -167,7 +167,7 @@ fn count_never_underestimates_unsaturated_items() {
 fn remove_of_certainly_absent_item_changes_nothing() {
     let mut filter = CountingBloomFilter::with_fpr(1_000, 0.01).unwrap();
     for k in keys::members(51, 1_000) {
-        filter.insert(&k).unwrap();
+        filter.insert(&k);
     }
     let before = filter.to_bytes();
     let mut refused = 0;
@@ -187,7 +187,7 @@ fn removing_a_false_positive_is_the_documented_hazard() {
     // One counter, three hashes: every item touches counter 0 three times,
     // so every item is a false positive of every other.
     let mut filter = CountingBloomFilter::with_counters(1, 3).unwrap();
-    filter.insert(&1u64).unwrap();
+    filter.insert(&1u64);
     assert_eq!(filter.count(&1u64), 3);
     assert!(filter.contains(&2u64));
     assert!(filter.remove(&2u64)); // 2 was never inserted...
@@ -200,11 +200,11 @@ fn merge_adds_counts_and_saturates() {
     let b_keys = keys::non_members(61, 1_000);
     let mut a = CountingBloomFilter::with_fpr(2_000, 0.01).unwrap();
     let mut b = CountingBloomFilter::with_fpr(2_000, 0.01).unwrap();
-    a_keys.iter().for_each(|k| a.insert(k).unwrap());
-    b_keys.iter().for_each(|k| b.insert(k).unwrap());
+    a_keys.iter().for_each(|k| a.insert(k));
+    b_keys.iter().for_each(|k| b.insert(k));
     for _ in 0..10 {
-        a.insert("shared").unwrap();
-        b.insert("shared").unwrap();
+        a.insert("shared");
+        b.insert("shared");
     }
     a.merge(&b).unwrap();
     assert!(a_keys.iter().chain(&b_keys).all(|k| a.contains(k)));
@@ -219,7 +219,7 @@ fn merge_adds_counts_and_saturates() {
 #[test]
 fn merge_refuses_other_shapes_and_hashers() {
     let mut a = CountingBloomFilter::with_counters(1_000, 5).unwrap();
-    a.insert(&1u64).unwrap();
+    a.insert(&1u64);
     let before = a.to_bytes();
     let other_size = CountingBloomFilter::with_counters(1_001, 5).unwrap();
     assert_eq!(
@@ -274,8 +274,8 @@ fn pre_hashed_twins_agree() {
     let mut a = CountingBloomFilter::with_fpr(1_000, 0.01).unwrap();
     let mut b = CountingBloomFilter::with_fpr(1_000, 0.01).unwrap();
     for k in keys::member_urls(71, 500) {
-        a.insert(&k).unwrap();
-        b.insert_hash(hasher.hash_one(&k)).unwrap();
+        a.insert(&k);
+        b.insert_hash(hasher.hash_one(&k));
     }
     assert_eq!(a.to_bytes(), b.to_bytes());
     for k in keys::member_urls(71, 600) {
@@ -296,7 +296,7 @@ fn sequential_pre_hashed_ids_spread() {
     // σ ≈ 3.1e-4 for 100,000 queries).
     let n = 20_000;
     let mut filter = CountingBloomFilter::with_fpr(n, 0.01).unwrap();
-    (0..n as u64).for_each(|id| filter.insert_hash(id).unwrap());
+    (0..n as u64).for_each(|id| filter.insert_hash(id));
     let fp = (n as u64..n as u64 + 100_000)
         .filter(|&id| filter.contains_hash(id))
         .count();
@@ -307,9 +307,9 @@ fn sequential_pre_hashed_ids_spread() {
 #[test]
 fn key_types_and_traits() {
     let mut filter = CountingBloomFilter::with_fpr(100, 0.01).unwrap();
-    filter.insert(&42u64).unwrap();
-    filter.insert("str").unwrap();
-    filter.insert(&String::from("string")).unwrap();
+    filter.insert(&42u64);
+    filter.insert("str");
+    filter.insert(&String::from("string"));
     assert!(filter.contains(&42u64));
     assert!(filter.contains("str"));
     assert!(filter.contains(&String::from("str")));
