@@ -53,7 +53,7 @@ pub(crate) struct Table {
 /// slots, padding word included, or `None` on overflow.
 pub(crate) fn words_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
     let bits = buckets.checked_mul(SLOTS * fingerprint_bits as usize)?;
-    Some(bits.div_ceil(64).checked_add(1)?)
+    bits.div_ceil(64).checked_add(1)
 }
 
 impl Table {

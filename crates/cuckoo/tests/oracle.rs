@@ -3,6 +3,9 @@
 //! is found" after every step. The filters are tiny (1 to 12 buckets), so
 //! inserts fail with `Full` often, from both a full table and the copy limit.
 
+// quickcheck passes generated values by value.
+#![allow(clippy::needless_pass_by_value)]
+
 use cuckoo::{CuckooFilter, DefaultHashBuilder};
 use filter_core::testing::oracle::{Codec, Harness, Op};
 use quickcheck::QuickCheck;

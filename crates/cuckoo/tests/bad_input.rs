@@ -1,0 +1,212 @@
+//! Bad parameters and bad bytes are errors that name what was wrong, never
+//! panics, and never a filter that answers with false negatives.
+
+use cuckoo::{CuckooFilter, DefaultHashBuilder, Error};
+use filter_core::format::reseal;
+use filter_core::testing::keys;
+
+fn invalid_name(e: Error) -> &'static str {
+    match e {
+        Error::InvalidParameter { name, .. } => name,
+        other => panic!("expected InvalidParameter, got {other}"),
+    }
+}
+
+#[test]
+fn bad_parameters_are_rejected_with_their_names() {
+    assert_eq!(
+        invalid_name(CuckooFilter::with_fpr(0, 0.01).unwrap_err()),
+        "expected_items"
+    );
+    for p in [0.0, 1.0, 1.5, -0.1, f64::NAN, f64::INFINITY, 1e-5, 0.0001] {
+        assert_eq!(
+            invalid_name(CuckooFilter::with_fpr(100, p).unwrap_err()),
+            "fpr",
+            "{p}"
+        );
+    }
+    let e = CuckooFilter::with_fpr(100, 1.5).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "fpr must be in the open interval (0, 1), got 1.5"
+    );
+    let e = CuckooFilter::with_fpr(100, 1e-5).unwrap_err();
+    assert!(e.to_string().contains("16-bit fingerprint limit"), "{e}");
+    // The smallest rate 16-bit fingerprints reach is accepted.
+    assert_eq!(
+        CuckooFilter::with_fpr(100, 8.0 / 65536.0)
+            .unwrap()
+            .fingerprint_bits(),
+        16
+    );
+    // Rates above 1/2 would need fewer than 4 bits; 4 is the floor.
+    assert_eq!(
+        CuckooFilter::with_fpr(100, 0.9).unwrap().fingerprint_bits(),
+        4
+    );
+
+    for bits in [0, 3, 17, 64] {
+        let e = CuckooFilter::with_capacity(100, bits).unwrap_err();
+        assert!(e.to_string().contains("in 4..=16"), "{e}");
+        assert_eq!(invalid_name(e), "fingerprint_bits");
+        assert_eq!(
+            invalid_name(CuckooFilter::with_buckets(10, bits).unwrap_err()),
+            "fingerprint_bits"
+        );
+    }
+    assert_eq!(
+        invalid_name(CuckooFilter::with_capacity(0, 8).unwrap_err()),
+        "expected_items"
+    );
+    assert_eq!(
+        invalid_name(CuckooFilter::with_buckets(0, 8).unwrap_err()),
+        "buckets"
+    );
+    for huge in [usize::MAX, usize::MAX / 64, 1 << 50] {
+        assert_eq!(
+            invalid_name(CuckooFilter::with_buckets(huge, 16).unwrap_err()),
+            "buckets"
+        );
+        assert_eq!(
+            invalid_name(CuckooFilter::with_fpr(huge, 0.01).unwrap_err()),
+            "expected_items"
+        );
+        assert_eq!(
+            invalid_name(CuckooFilter::with_capacity(huge, 8).unwrap_err()),
+            "expected_items"
+        );
+    }
+}
+
+#[test]
+fn odd_and_tiny_bucket_counts_work() {
+    for buckets in [1, 2, 3, 7, 1001] {
+        for bits in 4..=16 {
+            let mut filter = CuckooFilter::with_buckets(buckets, bits).unwrap();
+            let keys = keys::members(buckets as u64, 3);
+            for k in &keys {
+                filter.insert(k).unwrap();
+            }
+            assert!(keys.iter().all(|k| filter.contains(k)));
+            let copy = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+            assert!(keys.iter().all(|k| copy.contains(k)));
+        }
+    }
+}
+
+/// A small filter with a victim, so that every field is exercised.
+fn full_filter() -> CuckooFilter {
+    let mut filter = CuckooFilter::with_buckets(5, 10).unwrap();
+    let mut i = 0;
+    while !filter.is_full() {
+        filter.insert(&keys::key(3, i)).unwrap();
+        i += 1;
+    }
+    filter
+}
+
+// Body offsets (docs/format-cuckoo.md): after the 44-byte header come
+// fingerprint_bits (u8) at 44, buckets (u64) at 45, items (u64) at 53,
+// victim_bucket (u64) at 61, victim_fingerprint (u16) at 69,
+// eviction_state (u64) at 71, the table's word count (u64) at 79, words at 87.
+const BITS: usize = 44;
+const BUCKETS: usize = 45;
+const ITEMS: usize = 53;
+const VICTIM_BUCKET: usize = 61;
+const VICTIM_FP: usize = 69;
+const TABLE_LEN: usize = 79;
+const TABLE: usize = 87;
+
+fn corrupt_reason(bytes: &[u8]) -> String {
+    match CuckooFilter::from_bytes(bytes) {
+        Err(Error::Corrupt { reason }) => reason,
+        Err(e) => panic!("expected Corrupt, got {e}"),
+        Ok(_) => panic!("corrupt bytes were accepted"),
+    }
+}
+
+fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+}
+
+#[test]
+fn round_trip_keeps_victim_and_eviction_state() {
+    let mut a = full_filter();
+    let bytes = a.to_bytes();
+    let mut b = CuckooFilter::from_bytes(&bytes).unwrap();
+    assert!(b.is_full());
+    assert_eq!(b.len(), a.len());
+    assert_eq!(b.to_bytes(), bytes);
+    // The same operations give the same filter: the eviction generator's
+    // state travelled with the bytes.
+    assert!(a.remove(&keys::key(3, 0)) && b.remove(&keys::key(3, 0)));
+    for i in 1000..1010 {
+        assert_eq!(a.insert(&keys::key(3, i)), b.insert(&keys::key(3, i)));
+    }
+    assert_eq!(a.to_bytes(), b.to_bytes());
+}
+
+#[test]
+fn truncations_bit_flips_and_trailing_bytes_are_rejected() {
+    let bytes = full_filter().to_bytes();
+    for len in 0..bytes.len() {
+        assert!(
+            CuckooFilter::from_bytes(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    for bit in 0..bytes.len() * 8 {
+        let mut flipped = bytes.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            CuckooFilter::from_bytes(&flipped).is_err(),
+            "bit {bit} flipped"
+        );
+    }
+    let mut long = bytes.clone();
+    long.insert(long.len() - 8, 0);
+    reseal(&mut long);
+    assert!(corrupt_reason(&long).contains("trailing"));
+}
+
+#[test]
+fn resealed_lies_are_caught_by_structure() {
+    let good = full_filter().to_bytes();
+    let lie = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut bytes = good.clone();
+        edit(&mut bytes);
+        reseal(&mut bytes);
+        corrupt_reason(&bytes)
+    };
+    assert!(lie(&|b| b[BITS] = 3).contains("fingerprint_bits"));
+    assert!(lie(&|b| b[BITS] = 17).contains("fingerprint_bits"));
+    assert!(lie(&|b| b[BITS] = 14).contains("table has"));
+    assert!(lie(&|b| put_u64(b, BUCKETS, 0)).contains("buckets"));
+    assert!(lie(&|b| put_u64(b, BUCKETS, 1 << 60)).contains("buckets"));
+    assert!(lie(&|b| put_u64(b, BUCKETS, 9)).contains("table has"));
+    assert!(lie(&|b| put_u64(b, ITEMS, 3)).contains("items"));
+    assert!(lie(&|b| put_u64(b, VICTIM_BUCKET, 5)).contains("victim_bucket"));
+    assert!(lie(&|b| b[VICTIM_FP + 1] = 0x80).contains("victim_fingerprint"));
+    // An empty victim slot with a bucket set is not canonical.
+    assert!(lie(&|b| b[VICTIM_FP..VICTIM_FP + 2].copy_from_slice(&[0, 0])).contains("victim"));
+    assert!(lie(&|b| put_u64(b, TABLE_LEN, 1 << 60)).contains("table"));
+    assert!(lie(&|b| put_u64(b, TABLE_LEN, 3)).contains("table"));
+    // Bits past the last bucket (5 buckets × 40 bits = 200 bits; word 3
+    // holds bits 192..256).
+    assert!(lie(&|b| b[TABLE + 3 * 8 + 2] |= 1).contains("past its last bucket"));
+    // A cleared slot makes the item count disagree with the table.
+    assert!(lie(&|b| b[TABLE..TABLE + 2].copy_from_slice(&[0, 0])).contains("items"));
+}
+
+#[test]
+fn other_kinds_and_hashers_are_refused() {
+    let bytes = full_filter().to_bytes();
+    let other = CuckooFilter::from_bytes_with_hasher(&bytes, DefaultHashBuilder::with_seed(9));
+    assert_eq!(other.unwrap_err(), Error::HasherMismatch);
+    let mut kind = bytes.clone();
+    kind[8] = 1; // FilterKind::Bloom
+    reseal(&mut kind);
+    assert!(corrupt_reason(&kind).contains("Bloom"));
+    let junk = [b'x'; 80];
+    assert!(corrupt_reason(&junk).contains("magic"));
+}
