@@ -122,6 +122,7 @@ fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
         BLACK,
         family_color(Family::Bloom),
         family_color(Family::BlockedBloom),
+        RGBColor(120, 120, 120),
         family_color(Family::Cuckoo),
         family_color(Family::Xor8),
         family_color(Family::BinaryFuse8),

@@ -4,8 +4,9 @@
 //! Each curve gives bits per key as a function of the rate p:
 //! - lower bound: log2(1/p), for any filter (Carter et al.);
 //! - Bloom with the optimal (real) hash count: log2(1/p) / ln 2 ≈ 1.44·log2(1/p);
-//! - blocked Bloom, 512-bit blocks, best integer k, by the Poisson model of
-//!   `filter_core::sizing::blocked_bloom_fpr`;
+//! - split-block Bloom (k = 8, one bit per lane) with 512-bit blocks (this
+//!   workspace's `BlockedBloomFilter`) and 256-bit blocks (Parquet's, as in
+//!   sbbf-rs-safe), by the Poisson model of `filter_core::sizing::blocked_bloom_fpr`;
 //! - cuckoo, 4-slot buckets at 95 % load: log2(8/p) / 0.95;
 //! - xor (3-wise, 1.23 slots per key): 1.23·log2(1/p);
 //! - binary fuse (3-wise, ~1.125 slots per key at large n): 1.125·log2(1/p).
@@ -34,31 +35,27 @@ fn curve(name: &'static str, bits: impl Fn(f64) -> f64) -> Curve {
     }
 }
 
-/// The bits per key a blocked Bloom filter with `block_bits`-bit blocks
-/// needs for rate `p` at the best k, found by bisection on the model.
+/// The bits per key a split-block Bloom filter with `block_bits`-bit blocks
+/// and 8 bits per key needs for rate `p`, found by bisection on the model.
 fn blocked_bits_per_key(p: f64, block_bits: u32) -> f64 {
     // Model at 1M keys; the rate depends on bits/key, not on n, once
     // there are many blocks.
     let n = 1_000_000usize;
-    let rate = |bpk: f64, k: u32| {
+    let rate = |bpk: f64| {
         let bits =
             ((bpk * n as f64) as u64).div_ceil(u64::from(block_bits)) * u64::from(block_bits);
-        blocked_bloom_fpr(bits, n, k, block_bits, BlockLayout::Free).unwrap_or(1.0)
+        blocked_bloom_fpr(bits, n, 8, block_bits, BlockLayout::Split).unwrap_or(1.0)
     };
-    (1..=16)
-        .map(|k| {
-            let (mut lo, mut hi) = (0.5f64, 128.0f64);
-            for _ in 0..40 {
-                let mid = (lo + hi) / 2.0;
-                if rate(mid, k) <= p {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            hi
-        })
-        .fold(f64::INFINITY, f64::min)
+    let (mut lo, mut hi) = (0.5f64, 256.0f64);
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if rate(mid) <= p {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
 }
 
 pub(crate) fn curves() -> Vec<Curve> {
@@ -66,8 +63,11 @@ pub(crate) fn curves() -> Vec<Curve> {
     vec![
         curve("lower bound log2(1/p)", lg),
         curve("Bloom, optimal k", move |p| lg(p) / std::f64::consts::LN_2),
-        curve("blocked Bloom, 512-bit blocks", |p| {
+        curve("split-block Bloom, 512-bit blocks", |p| {
             blocked_bits_per_key(p, 512)
+        }),
+        curve("split-block Bloom, 256-bit blocks", |p| {
+            blocked_bits_per_key(p, 256)
         }),
         curve("cuckoo, b = 4, 95 % load", move |p| (lg(p) + 3.0) / 0.95),
         curve("xor, 1.23 slots/key", move |p| 1.23 * lg(p)),
