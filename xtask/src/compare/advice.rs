@@ -115,29 +115,54 @@ pub(crate) fn section(rows: &[Row]) -> String {
         }
     }
 
+    // Dynamic filters are compared at one target, the first requested.
+    let target = rows.iter().find_map(Row::target_fpr);
+    let at_target = |r: &&Row| r.target_fpr().is_none_or(|p| Some(p) == target);
+    let tag = target.map_or(String::new(), |p| format!(" at {}", pct(p)));
+
     // Deletes.
-    let removable: Vec<&Row> = ours_at(large).filter(|r| r.entry.remove).collect();
+    let removable: Vec<&Row> = ours_at(large)
+        .filter(|r| r.entry.remove)
+        .filter(at_target)
+        .collect();
     if !removable.is_empty() {
-        let _ = write!(s, "- **Supports delete:** ");
         let parts: Vec<String> = removable
             .iter()
             .map(|r| {
                 format!(
-                    "{} {} ({:.1} bits/key, remove {:.1} ns, lookup {:.1} ns)",
+                    "{} {:.1} bits/key, remove {:.1} ns, lookup {:.1} ns",
                     describe(r),
-                    r.target_fpr()
-                        .map_or(String::new(), |p| format!("@{}", pct(p))),
                     r.bits_per_key(),
                     r.timing.remove_ns.unwrap_or(f64::NAN),
                     r.lookup_ns()
                 )
             })
             .collect();
+        let _ = write!(s, "- **Supports delete{tag}:** {}.", parts.join("; "));
+        let smallest = min_by(removable.iter().copied(), Row::bits_per_key);
+        let fastest = min_by(removable.iter().copied(), |r| {
+            r.timing.remove_ns.unwrap_or(f64::NAN)
+        });
+        if let (Some(small), Some(fast)) = (smallest, fastest) {
+            if small.entry.name == fast.entry.name {
+                let _ = write!(
+                    s,
+                    " {} is both smaller and faster to delete from.",
+                    describe(small)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    " {} is smaller; {} deletes faster.",
+                    describe(small),
+                    describe(fast)
+                );
+            }
+        }
         let _ = writeln!(
             s,
-            "{}. A cuckoo filter is the smaller and faster choice; a counting Bloom filter \
-             never fills up and also counts multiplicities.",
-            parts.join("; ")
+            " A cuckoo filter can fill up (insert returns `Full` past its capacity); a \
+             counting Bloom filter cannot, and also estimates multiplicities."
         );
     }
 
@@ -146,28 +171,34 @@ pub(crate) fn section(rows: &[Row]) -> String {
         ours_at(large).filter(|r| !r.entry.dynamic && near(r)),
         Row::bits_per_key,
     );
-    let dynamics = min_by(
-        ours_at(large).filter(|r| r.entry.dynamic && !r.entry.remove),
-        Row::lookup_ns,
-    );
-    if let (Some(st), Some(dy)) = (statics, dynamics) {
-        let _ = writeln!(
+    let dynamic = || ours_at(large).filter(|r| r.entry.dynamic).filter(at_target);
+    let fastest_dynamic = min_by(dynamic(), Row::lookup_ns);
+    let smallest_dynamic = min_by(dynamic(), Row::bits_per_key);
+    if let Some(st) = statics {
+        let _ = write!(
             s,
-            "- **Static or dynamic:** if every key is known up front, a static filter is smallest \
-             and fast: {} at {:.2} bits/key, {:.1} ns lookups, {:.1} ns/key to build. If keys \
-             arrive over time, the fastest insertable filter here is {}{} at {:.2} bits/key, \
-             {:.1} ns lookups, {:.1} ns/key inserts.",
+            "- **Static or dynamic:** if every key is known up front, a static filter is \
+             smallest: {} at {:.2} bits/key, {:.1} ns lookups, {:.1} ns/key to build.",
             describe(st),
             st.bits_per_key(),
             st.lookup_ns(),
             st.timing.build_ns,
-            describe(dy),
-            dy.target_fpr()
-                .map_or(String::new(), |p| format!(" @{}", pct(p))),
-            dy.bits_per_key(),
-            dy.lookup_ns(),
-            dy.timing.build_ns
         );
+        if let (Some(fast), Some(small)) = (fastest_dynamic, smallest_dynamic) {
+            let _ = write!(
+                s,
+                " If keys arrive over time{tag}: fastest lookups with {} ({:.1} ns, {:.2} \
+                 bits/key, {:.1} ns inserts); smallest with {} ({:.2} bits/key, {:.1} ns lookups).",
+                describe(fast),
+                fast.lookup_ns(),
+                fast.bits_per_key(),
+                fast.timing.build_ns,
+                describe(small),
+                small.bits_per_key(),
+                small.lookup_ns(),
+            );
+        }
+        s.push('\n');
     }
     s
 }

@@ -178,9 +178,19 @@ fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
                 .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
         }
     }
+    // The counting Bloom filter sits far right at high rates; when the axis
+    // reaches out to it, the legend goes in the empty space between the
+    // steep curves on the left and that point, not on top of it.
+    let legend = if x_max > 45.0 {
+        let (left, _) = chart.backend_coord(&(0.0, 0.5));
+        let (at, _) = chart.backend_coord(&(19.0, 0.5));
+        SeriesLabelPosition::Coordinate(at - left, 10)
+    } else {
+        SeriesLabelPosition::UpperRight
+    };
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .label_font((FONT, 13))
