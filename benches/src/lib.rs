@@ -24,7 +24,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use filter_core::testing::keys;
 use filter_core::{Filter, Insert, Remove};
 
@@ -117,7 +117,10 @@ pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
         let mut group = c.benchmark_group("build");
         group.throughput(Throughput::Elements(n as u64));
         if n > SMALL {
-            group.sample_size(10);
+            // One build of the large size takes a good fraction of a second:
+            // ten flat samples of one build each, not criterion's default
+            // 100 samples of linearly growing iteration counts.
+            group.sample_size(10).sampling_mode(SamplingMode::Flat);
         }
         group.bench_function(BenchmarkId::new(name, n), |b| {
             b.iter(|| build(black_box(&w.members)));
