@@ -12,7 +12,9 @@
 //!   reported present and at most [`MAX_MISS_HITS`] of the non-members, so a
 //!   broken filter cannot post a fast number;
 //! - lookups and removes time a batch of [`BATCH`] queries, so the large size
-//!   is built once per benchmark, not once per iteration.
+//!   is built once per benchmark, not once per iteration; each iteration takes
+//!   the next batch of a rotation through all n keys, so that at the large
+//!   size no iteration finds the previous one's cache lines still warm.
 //!
 //! Filters are driven through the shared traits with their default hasher:
 //! these are the numbers a user of the crate gets. `cargo xtask compare`
@@ -57,47 +59,60 @@ pub fn sizes() -> Vec<usize> {
 pub struct Workload {
     /// The `n` inserted keys.
     pub members: Vec<u64>,
-    /// [`BATCH`] keys never inserted.
+    /// `max(n, BATCH)` keys never inserted.
     pub non_members: Vec<u64>,
 }
 
 impl Workload {
-    /// `n` members and a batch of non-members under [`SEED`].
+    /// `n` members and as many non-members (at least a batch) under [`SEED`].
     pub fn new(n: usize) -> Self {
         Workload {
             members: keys::members(SEED, n),
-            non_members: keys::non_members(SEED, BATCH),
+            non_members: keys::non_members(SEED, n.max(BATCH)),
         }
     }
+}
 
-    /// The members queried by the hit benchmark: a spread-out batch.
-    pub fn hit_batch(&self) -> Vec<u64> {
-        let step = (self.members.len() / BATCH).max(1);
-        self.members
-            .iter()
-            .step_by(step)
-            .take(BATCH)
-            .copied()
-            .collect()
+/// Successive batches of [`BATCH`] keys, wrapping around at the end.
+#[derive(Debug)]
+pub struct Rotation<'a> {
+    keys: &'a [u64],
+    at: usize,
+}
+
+impl<'a> Rotation<'a> {
+    /// A rotation through `keys`, from the first.
+    pub fn new(keys: &'a [u64]) -> Self {
+        Rotation { keys, at: 0 }
+    }
+
+    /// The next batch (the whole slice when it is shorter than a batch).
+    pub fn next_batch(&mut self) -> &'a [u64] {
+        if self.at + BATCH > self.keys.len() {
+            self.at = 0;
+        }
+        let batch = &self.keys[self.at..(self.at + BATCH).min(self.keys.len())];
+        self.at += BATCH;
+        batch
     }
 }
 
 /// Panics unless every member is present and few non-members are: run
 /// before timing, so that a broken filter cannot post a number.
-pub fn check<F: Filter<u64>>(name: &str, filter: &F, hits: &[u64], misses: &[u64]) {
-    let found = hits.iter().filter(|k| filter.contains(k)).count();
+pub fn check<F: Filter<u64>>(name: &str, filter: &F, members: &[u64], non_members: &[u64]) {
+    let found = count_hits(filter, members);
     assert_eq!(
         found,
-        hits.len(),
+        members.len(),
         "{name}: {} false negatives among {} members; refusing to benchmark",
-        hits.len() - found,
-        hits.len()
+        members.len() - found,
+        members.len()
     );
-    let false_positives = misses.iter().filter(|k| filter.contains(k)).count();
+    let false_positives = count_hits(filter, non_members);
     assert!(
-        false_positives as f64 <= MAX_MISS_HITS * misses.len() as f64,
+        false_positives as f64 <= MAX_MISS_HITS * non_members.len() as f64,
         "{name}: {false_positives} of {} non-members reported present; refusing to benchmark",
-        misses.len()
+        non_members.len()
     );
 }
 
@@ -111,8 +126,7 @@ pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
     for n in sizes() {
         let w = Workload::new(n);
         let filter = build(&w.members);
-        let hits = w.hit_batch();
-        check(name, &filter, &hits, &w.non_members);
+        check(name, &filter, &w.members, &w.non_members);
 
         let mut group = c.benchmark_group("build");
         group.throughput(Throughput::Elements(n as u64));
@@ -127,19 +141,18 @@ pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
         });
         group.finish();
 
-        let mut group = c.benchmark_group("contains_hit");
-        group.throughput(Throughput::Elements(hits.len() as u64));
-        group.bench_function(BenchmarkId::new(name, n), |b| {
-            b.iter(|| count_hits(black_box(&filter), black_box(&hits)));
-        });
-        group.finish();
-
-        let mut group = c.benchmark_group("contains_miss");
-        group.throughput(Throughput::Elements(w.non_members.len() as u64));
-        group.bench_function(BenchmarkId::new(name, n), |b| {
-            b.iter(|| count_hits(black_box(&filter), black_box(&w.non_members)));
-        });
-        group.finish();
+        for (group, keys) in [
+            ("contains_hit", &w.members),
+            ("contains_miss", &w.non_members),
+        ] {
+            let mut group = c.benchmark_group(group);
+            group.throughput(Throughput::Elements(BATCH.min(keys.len()) as u64));
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                let mut batches = Rotation::new(keys);
+                b.iter(|| count_hits(black_box(&filter), black_box(batches.next_batch())));
+            });
+            group.finish();
+        }
     }
 }
 
@@ -158,23 +171,25 @@ pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -
 }
 
 /// Remove of a batch of members, timed; they are re-inserted (untimed)
-/// after each iteration so every iteration removes from a full filter.
+/// after each iteration so every iteration removes from a full filter, and
+/// the next iteration takes the next batch.
 pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
     for n in sizes() {
         let w = Workload::new(n);
         let mut filter = build(&w.members);
-        let batch = w.hit_batch();
-        check(name, &filter, &batch, &w.non_members);
+        check(name, &filter, &w.members, &w.non_members);
+        let mut batches = Rotation::new(&w.members);
+        let batch = batches.next_batch();
         let removed = batch.iter().filter(|k| filter.remove(k)).count();
         assert_eq!(
             removed,
             batch.len(),
             "{name}: a member's remove returned false"
         );
-        for k in &batch {
+        for k in batch {
             filter.insert(k).expect("re-insert after remove");
         }
-        check(name, &filter, &batch, &w.non_members);
+        check(name, &filter, &w.members, &w.non_members);
 
         let mut group = c.benchmark_group("remove");
         group.throughput(Throughput::Elements(batch.len() as u64));
@@ -182,12 +197,13 @@ pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
             b.iter_custom(|iters| {
                 let mut timed = Duration::ZERO;
                 for _ in 0..iters {
+                    let batch = batches.next_batch();
                     let start = Instant::now();
-                    for k in &batch {
+                    for k in batch {
                         black_box(filter.remove(black_box(k)));
                     }
                     timed += start.elapsed();
-                    for k in &batch {
+                    for k in batch {
                         filter.insert(k).expect("re-insert after remove");
                     }
                 }

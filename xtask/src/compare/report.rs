@@ -251,7 +251,21 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     }
     let _ = writeln!(
         s,
-        "Raw data: [comparison.csv](comparison.csv) (one line per row, every column above)."
+        "Raw data: [comparison.csv](comparison.csv) (one line per row, every column above).\n"
+    );
+    let _ = writeln!(s, "## Reproduce\n");
+    let _ = writeln!(
+        s,
+        "```sh\n\
+         cargo xtask compare                 # this report: 100k, 1M and 10M keys, 1 % and 0.1 %\n\
+         cargo xtask compare --quick         # 100k keys, 1 %: a smoke test (written to target/compare/)\n\
+         cargo xtask compare --n 1M --fpr 0.5% --filters bloom,fastbloom --seed 7\n\
+         cargo bench -p benches              # criterion: every filter, default hasher\n\
+         ```\n\n\
+         Peers are labelled with their crate and version. Our filters and the peers see the \
+         same keys and the same hasher; their default hashers (ahash here, SipHash or \
+         foldhash there) would add a per-key cost of their own, which `cargo bench -p \
+         benches` includes for ours."
     );
     s
 }
