@@ -175,13 +175,13 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// Adds `item`. Never fails: a Bloom filter accepts any number of keys,
     /// its false-positive rate rising past the target once more than the
     /// expected number are in.
-    #[inline]
+    #[inline(always)]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
         self.insert_hash(self.hasher.hash_one(item));
     }
 
     /// Whether `item` may be in the set: `false` means it was never inserted.
-    #[inline]
+    #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
         self.contains_hash(self.hasher.hash_one(item))
     }
@@ -190,26 +190,26 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// (some bit was unset), like [`HashSet::insert`](std::collections::HashSet::insert).
     /// `false` means it may have been there: it was inserted before, or it is
     /// a false positive.
-    #[inline]
+    #[inline(always)]
     pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
         self.insert_unique_hash(self.hasher.hash_one(item))
     }
 
     /// Adds the key whose 64-bit hash is `hash` (before mixing:
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
-    #[inline]
+    #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
         self.insert_unique_hash(hash);
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
-    #[inline]
+    #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
         simd::insert(self.kernel, &mut self.blocks, hash)
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         simd::contains(self.kernel, &self.blocks, hash)
     }

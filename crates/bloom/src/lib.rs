@@ -45,11 +45,12 @@
 //! - **No `%`, no power-of-two tables.** Positions and blocks are chosen by
 //!   multiply-shift ([`filter_core::reduce`]), so a filter has exactly the
 //!   bits its target needs.
-//! - **Classic lookups check probes four at a time.** The loads of a group
-//!   are issued together and combined without branches; only between groups
-//!   does a zero bit end the lookup. Hits get the memory parallelism of a
-//!   branch-free lookup, misses still stop early, and the hard-to-predict
-//!   "which probe failed" branch is taken at most every fourth probe.
+//! - **Classic lookups check two probes, then the rest together.** Two
+//!   probes end three misses in four; the remaining loads are issued together
+//!   and combined without branches, so a hit gets the memory parallelism of
+//!   a branch-free lookup and the hard-to-predict "which probe failed"
+//!   branch is met at most twice per lookup (measured against one branch
+//!   per probe, as `fastbloom` does: misses about 1.8× faster, hits even).
 //! - **The blocked filter is split-block with 64-bit lanes.** One 512-bit,
 //!   cache-line-aligned block per key, one bit in each of its eight 64-bit
 //!   lanes: one memory access and no collisions among a key's bits. The
@@ -67,8 +68,9 @@
 //!   [`filter_core::mix64`]'s second multiply measured at about a quarter of
 //!   its time; one xor-shift-multiply round is still a bijection and turns
 //!   sequential ids into a well-spread Weyl sequence (a test checks the rate
-//!   with sequential pre-hashed ids). The classic filter, where k memory
-//!   accesses dominate, keeps `mix64`.
+//!   with sequential pre-hashed ids). The classic filter keeps `mix64`:
+//!   its step y comes from the low half of the mixed hash, and with one
+//!   round sequential ids measured a 3.1 % rate at a 1 % target.
 //! - **Blocking is paid for in bits, honestly.** [`BlockedBloomFilter::with_fpr`]
 //!   sizes with the Poisson model of block loads
 //!   ([`filter_core::sizing::blocked_bloom_bits`]) so the *measured* rate

@@ -42,8 +42,18 @@ impl Positions {
         }
     }
 
-    /// The next position, in `0..bits`.
+    /// Position `j`, in `0..bits`: `reduce(x + j·y)`. Independent of the
+    /// other positions, so a lookup can compute several at once.
     #[inline(always)]
+    pub(crate) fn at(&self, j: u32) -> usize {
+        reduce(
+            self.x.wrapping_add(self.y.wrapping_mul(u64::from(j))),
+            self.bits,
+        )
+    }
+
+    /// The next position, in `0..bits` (the sequence `at(0), at(1), ..`).
+    #[cfg(test)]
     pub(crate) fn next_position(&mut self) -> usize {
         let position = reduce(self.x, self.bits);
         self.x = self.x.wrapping_add(self.y);

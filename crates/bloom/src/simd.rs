@@ -49,9 +49,8 @@ pub(crate) mod avx2 {
     #![allow(unused_unsafe)]
 
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_load_si256, _mm256_or_si256, _mm256_set_epi64x,
-        _mm256_set1_epi64x, _mm256_sllv_epi64, _mm256_srlv_epi64, _mm256_store_si256,
-        _mm256_testc_si256,
+        __m256i, _mm256_load_si256, _mm256_or_si256, _mm256_set_epi64x, _mm256_set1_epi64x,
+        _mm256_sllv_epi64, _mm256_srli_epi64, _mm256_store_si256, _mm256_testc_si256,
     };
 
     use crate::block::{Block, Probe};
@@ -69,14 +68,14 @@ pub(crate) mod avx2 {
         unsafe {
             // A bit-for-bit reinterpretation: the intrinsic takes i64.
             let g = _mm256_set1_epi64x(i64::from_ne_bytes(g.to_ne_bytes()));
-            let six_bits = _mm256_set1_epi64x(63);
+            // Shifting lane i's six-bit field to the top and back down by 58
+            // isolates it without a mask constant.
+            let low =
+                _mm256_srli_epi64::<58>(_mm256_sllv_epi64(g, _mm256_set_epi64x(24, 30, 36, 42)));
+            let high =
+                _mm256_srli_epi64::<58>(_mm256_sllv_epi64(g, _mm256_set_epi64x(0, 6, 12, 18)));
             let one = _mm256_set1_epi64x(1);
-            let low = _mm256_srlv_epi64(g, _mm256_set_epi64x(34, 28, 22, 16));
-            let high = _mm256_srlv_epi64(g, _mm256_set_epi64x(58, 52, 46, 40));
-            (
-                _mm256_sllv_epi64(one, _mm256_and_si256(low, six_bits)),
-                _mm256_sllv_epi64(one, _mm256_and_si256(high, six_bits)),
-            )
+            (_mm256_sllv_epi64(one, low), _mm256_sllv_epi64(one, high))
         }
     }
 
@@ -130,14 +129,29 @@ pub(crate) mod avx2 {
     }
 }
 
+/// The portable lookup. Kept out of line where AVX2 is compiled in, so that
+/// the dispatching caller stays small: inlined, it made every caller save
+/// five registers even on the AVX2 path.
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn portable_contains(blocks: &[Block], hash: u64) -> bool {
+    let probe = Probe::new(hash, blocks.len());
+    blocks[probe.block].contains(probe.g)
+}
+
+/// The portable insert; out of line for the same reason.
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn portable_insert(blocks: &mut [Block], hash: u64) -> bool {
+    let probe = Probe::new(hash, blocks.len());
+    blocks[probe.block].insert(probe.g)
+}
+
 /// Whether the key with raw hash `hash` may be in `blocks`, by `kernel`.
 #[inline(always)]
 pub(crate) fn contains(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => {
-            let probe = Probe::new(hash, blocks.len());
-            blocks[probe.block].contains(probe.g)
-        }
+        Kernel::Portable => portable_contains(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
         // after `is_x86_feature_detected!("avx2")` returned true.
@@ -150,10 +164,7 @@ pub(crate) fn contains(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
 #[inline(always)]
 pub(crate) fn insert(kernel: Kernel, blocks: &mut [Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => {
-            let probe = Probe::new(hash, blocks.len());
-            blocks[probe.block].insert(probe.g)
-        }
+        Kernel::Portable => portable_insert(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
         Kernel::Avx2 => unsafe { avx2::insert(blocks, hash) },

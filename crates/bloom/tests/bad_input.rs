@@ -55,9 +55,9 @@ fn zero_items_and_overflowing_sizes_are_errors() {
         assert!(BlockedBloomFilter::with_fpr(n, p).is_err(), "{n} {p}");
     }
     // Sizes inside the 2^46-bit limit but beyond this machine's memory are
-    // an error from the allocator check, not an abort. 2^46 bits is 8 TiB.
-    assert!(BloomFilter::with_bits(1 << 46, 7).is_err());
-    assert!(BlockedBloomFilter::with_bits(1 << 46, 8).is_err());
+    // left to `filter_core::memory::zeroed_vec`'s own tests: on a machine
+    // that overcommits memory, an 8 TiB request could be granted and then
+    // zero-filled, which is not something a test should try.
 }
 
 #[test]

@@ -138,3 +138,17 @@ quickcheck::quickcheck! {
         hashes.iter().all(|&h| c.contains_hash(h) && b.contains_hash(h))
     }
 }
+
+quickcheck::quickcheck! {
+    /// Every hash count, 1 and 2 included (the lookup treats the first two
+    /// probes specially), and bit counts that are not multiples of 64.
+    fn every_hash_count_keeps_its_keys(hashes: Vec<u64>, k: u8, extra_bits: u16) -> bool {
+        let k = u32::from(k % 24) + 1;
+        let bits = 64 + u64::from(extra_bits % 5000);
+        let mut f = BloomFilter::with_bits(bits, k).expect("valid");
+        for &h in &hashes {
+            f.insert_hash(h);
+        }
+        hashes.iter().all(|&h| f.contains_hash(h))
+    }
+}
