@@ -62,10 +62,11 @@
 //!   more at p = 0.1 % for the same rate; a prototype made insert and remove
 //!   faster at 10M keys but lookups no faster at 1M, so it is not offered yet.
 //!   If it is, it will be its own type, so the two byte formats never mix.
-//! - **Lookups without branches.** The table is 4× a classic filter's, so
-//!   it falls out of cache sooner; loads are issued in branch-free groups of
-//!   eight so that they overlap (see
-//!   [`contains_hash`](CountingBloomFilter::contains_hash)).
+//! - **Lookups shaped by table size.** The table is 4× a classic filter's,
+//!   so it falls out of cache sooner. Tables up to 16 MiB are probed without
+//!   branches (all loads overlap, no mispredicted early exit); larger ones
+//!   exit at the first zero counter, saving DRAM bandwidth. See
+//!   [`contains_hash`](CountingBloomFilter::contains_hash).
 //!
 //! # Crate features
 //!

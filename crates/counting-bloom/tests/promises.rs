@@ -85,6 +85,26 @@ fn removing_members_restores_the_rate_and_the_table() {
 }
 
 #[test]
+fn tables_past_16_mib_answer_the_same() {
+    // Tables above 16 MiB are probed with an early exit instead of the
+    // branch-free loop; both must report every member. 40M counters = 20 MB.
+    let mut big = CountingBloomFilter::with_counters(40_000_000, 7).unwrap();
+    assert!(big.memory_bytes() > 16 << 20);
+    let members = keys::members(81, 20_000);
+    members.iter().for_each(|k| big.insert(k));
+    assert!(members.iter().all(|k| big.contains(k)));
+    for k in &members[..10_000] {
+        assert!(big.remove(k));
+    }
+    assert!(members[10_000..].iter().all(|k| big.contains(k)));
+    // At 10,000 items in 40M counters the rate is (1 − e^(−7·1e4/4e7))^7,
+    // about 5e-20: any false positive among 100,000 queries would be a bug.
+    let non = keys::non_members(81, 100_000);
+    assert_eq!(non.iter().filter(|k| big.contains(*k)).count(), 0);
+    assert!(members[..10_000].iter().all(|k| !big.contains(k)));
+}
+
+#[test]
 fn saturation_one_item_100_inserts_100_removes() {
     let members = keys::members(31, 5_000);
     let mut filter = CountingBloomFilter::with_fpr(5_000, 0.01).unwrap();
