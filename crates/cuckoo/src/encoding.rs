@@ -9,7 +9,7 @@ use filter_core::{Error, HasherProbe};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_words};
+use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
 use crate::table::{SLOTS, Table};
 
 impl<S: BuildHasher> CuckooFilter<S> {
@@ -17,11 +17,11 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// generator state and the packed table, so that a reloaded filter
     /// answers, inserts and evicts exactly as this one would.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let words = self.table.words();
+        let table = self.table.bytes();
         let mut w = ByteWriter::new(
             FilterKind::Cuckoo,
             &HasherProbe::of(&self.hasher),
-            56 + words.len() * 8,
+            56 + table.len(),
         );
         w.u8(self.table.fingerprint_bits() as u8);
         w.u64(self.table.buckets() as u64);
@@ -29,7 +29,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
         w.u64(self.victim.bucket as u64);
         w.u16(self.victim.fingerprint as u16);
         w.u64(u64::from_le_bytes(self.rng.state()));
-        w.u64_array(words);
+        w.u8_array(table);
         w.finish()
     }
 
@@ -51,7 +51,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
         })?;
         let buckets_field = r.u64("buckets")?;
         let buckets = usize::try_from(buckets_field).unwrap_or(usize::MAX);
-        let words_len = checked_words(buckets, bits, "buckets").map_err(|_| {
+        let table_len = checked_bytes(buckets, bits, "buckets").map_err(|_| {
             Error::corrupt(format_args!(
                 "buckets is {buckets_field}, not a valid table size for {bits}-bit fingerprints"
             ))
@@ -78,15 +78,15 @@ impl<S: BuildHasher> CuckooFilter<S> {
         let rng_state = r.u64("eviction_state")?;
         // The reader checks the claimed count against the bytes present
         // before it allocates; the count must then match the bucket count.
-        let words = r.u64_array("table")?;
-        if words.len() != words_len {
+        let table = r.u8_array("table")?;
+        if table.len() != table_len {
             return Err(Error::corrupt(format_args!(
-                "table has {} words, but {buckets} buckets of {bits}-bit fingerprints need {words_len}",
-                words.len()
+                "table has {} bytes, but {buckets} buckets of {bits}-bit fingerprints need {table_len}",
+                table.len()
             )));
         }
         r.finish()?;
-        let table = Table::from_words(words, buckets, bits);
+        let table = Table::from_bytes(table, buckets, bits);
         if !table.padding_is_clear() {
             return Err(Error::corrupt("table has bits set past its last bucket"));
         }

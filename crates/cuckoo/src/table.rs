@@ -1,11 +1,18 @@
 //! The packed bucket table and the word-level tricks that search it.
 //!
 //! A bucket is four `f`-bit slots, `4f ≤ 64` bits, and buckets lie back to
-//! back in a bit array of `u64` words: bucket `i` occupies bits
-//! `[4f·i, 4f·(i + 1))`. So an `f`-bit fingerprint costs exactly `f` bits,
-//! whatever `f` is; nothing is rounded up to a byte or a power of two. One
-//! padding word at the end lets every bucket be read as the two words that
-//! hold it, with no branch for the last bucket.
+//! back in a bit array: bucket `i` occupies bits `[4f·i, 4f·(i + 1))`, where
+//! bit `k` is bit `k mod 8` of byte `⌊k / 8⌋`. So an `f`-bit fingerprint costs
+//! exactly `f` bits, whatever `f` is; nothing is rounded up to a byte or a
+//! power of two.
+//!
+//! Why bytes and not `u64` words: a bucket starts at a multiple of 4 bits
+//! (`4f·i`), so its offset within its first byte is 0 or 4, and `4f + 4 ≤ 64`
+//! for every `f ≤ 15` (for `f = 16` the offset is always 0). A bucket is
+//! therefore always inside the 8 bytes starting at its first byte: one
+//! unaligned little-endian load and a shift, where a word array needs two
+//! loads and a double-width shift. Seven padding bytes at the end keep that
+//! load in bounds for the last bucket.
 //!
 //! Inside a bucket (a `u64` whose low `4f` bits are the bucket) slot `k` is
 //! the lane of bits `[k·f, (k + 1)·f)`. The value 0 means "empty"; stored
@@ -20,6 +27,8 @@ pub(crate) const SLOTS: usize = 4;
 pub(crate) const MIN_FINGERPRINT_BITS: u32 = 4;
 /// The widest supported fingerprint: four slots must fit one `u64`.
 pub(crate) const MAX_FINGERPRINT_BITS: u32 = 16;
+/// Bytes after the last bucket, so that every bucket can be read as 8 bytes.
+pub(crate) const PADDING_BYTES: usize = 7;
 
 /// An odd multiplier (the 64-bit golden ratio) that spreads a fingerprint's
 /// few bits over the high bits that [`filter_core::reduce`] keeps.
@@ -28,14 +37,16 @@ const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 /// `buckets` buckets of four `fingerprint_bits`-bit slots.
 ///
 /// Invariants: `MIN_FINGERPRINT_BITS ≤ fingerprint_bits ≤ MAX_FINGERPRINT_BITS`;
-/// `buckets ≥ 1`; `words.len() == words_for(buckets, fingerprint_bits)`; every
+/// `buckets ≥ 1`; `bytes.len() == bytes_for(buckets, fingerprint_bits)`; every
 /// bit past the last bucket is 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Table {
-    words: Vec<u64>,
+    bytes: Vec<u8>,
     buckets: usize,
-    /// `buckets / 2` when `buckets` is even, else 0 (see [`alt`](Self::alt)).
-    half: usize,
+    /// The largest even number ≤ `buckets` (see [`alt`](Self::alt)).
+    even_buckets: usize,
+    /// 1 when `buckets ≥ 2`, else 0: forces the alternate offset odd.
+    odd_bit: usize,
     fingerprint_bits: u32,
     /// `4 · fingerprint_bits`.
     bucket_bits: u32,
@@ -49,28 +60,28 @@ pub(crate) struct Table {
     lanes_high: u64,
 }
 
-/// The number of `u64` words that hold `buckets` buckets of `fingerprint_bits`
-/// slots, padding word included, or `None` on overflow.
-pub(crate) fn words_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
+/// The number of bytes that hold `buckets` buckets of `fingerprint_bits`
+/// slots, padding included, or `None` on overflow.
+pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
     let bits = buckets.checked_mul(SLOTS * fingerprint_bits as usize)?;
-    bits.div_ceil(64).checked_add(1)
+    bits.div_ceil(8).checked_add(PADDING_BYTES)
 }
 
 impl Table {
-    /// A table of empty buckets over `words`, which must hold
-    /// `words_for(buckets, fingerprint_bits)` words. The caller checks the
-    /// ranges.
-    pub(crate) fn from_words(words: Vec<u64>, buckets: usize, fingerprint_bits: u32) -> Table {
+    /// A table over `bytes`, which must hold `bytes_for(buckets,
+    /// fingerprint_bits)` bytes. The caller checks the ranges.
+    pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
         debug_assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
-        debug_assert_eq!(Some(words.len()), words_for(buckets, fingerprint_bits));
+        debug_assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
         let f = fingerprint_bits;
         let bucket_bits = SLOTS as u32 * f;
         let bucket_mask = u64::MAX >> (64 - bucket_bits);
         let lanes_low = (0..SLOTS as u32).fold(0u64, |acc, k| acc | 1 << (k * f));
         Table {
-            words,
+            bytes,
             buckets,
-            half: if buckets % 2 == 0 { buckets / 2 } else { 0 },
+            even_buckets: buckets & !1,
+            odd_bit: usize::from(buckets >= 2),
             fingerprint_bits: f,
             bucket_bits,
             bucket_mask,
@@ -80,8 +91,8 @@ impl Table {
         }
     }
 
-    pub(crate) fn words(&self) -> &[u64] {
-        &self.words
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 
     pub(crate) fn buckets(&self) -> usize {
@@ -92,66 +103,69 @@ impl Table {
         self.fingerprint_bits
     }
 
-    /// The word holding the bucket's first bit, and that bit's offset in it.
+    /// [`filter_core::fingerprint`]`(hash, f)`, with `2^f − 1` precomputed:
+    /// the same value, uniform over `1..2^f`, from the low 32 bits of `hash`.
     #[inline]
-    fn word_and_shift(&self, bucket: usize) -> (usize, u32) {
+    pub(crate) fn fingerprint(&self, hash: u64) -> u64 {
+        (((hash & 0xFFFF_FFFF) * self.fingerprint_mask) >> 32) + 1
+    }
+
+    /// The bucket's first byte, and the offset (0 or 4) of its first bit in it.
+    #[inline]
+    fn byte_and_shift(&self, bucket: usize) -> (usize, u32) {
         let bit = bucket * self.bucket_bits as usize;
-        (bit >> 6, (bit & 63) as u32)
+        (bit >> 3, (bit & 7) as u32)
+    }
+
+    /// The 8 bytes starting at `byte`, little-endian.
+    #[inline]
+    fn window(&self, byte: usize) -> u64 {
+        let mut window = [0u8; 8];
+        window.copy_from_slice(&self.bytes[byte..byte + 8]);
+        u64::from_le_bytes(window)
     }
 
     /// The bucket's `4f` bits, in the low bits of the result.
     #[inline]
     pub(crate) fn read(&self, bucket: usize) -> u64 {
-        let (word, shift) = self.word_and_shift(bucket);
-        let pair = &self.words[word..word + 2];
-        let both = u128::from(pair[1]) << 64 | u128::from(pair[0]);
-        (both >> shift) as u64 & self.bucket_mask
+        let (byte, shift) = self.byte_and_shift(bucket);
+        (self.window(byte) >> shift) & self.bucket_mask
     }
 
-    /// Overwrites the bucket's `4f` bits with the low bits of `value`.
+    /// Overwrites the bucket's `4f` bits with the low bits of `value`,
+    /// keeping the neighbours' bits that share its 8-byte window.
     #[inline]
     fn write(&mut self, bucket: usize, value: u64) {
-        let (word, shift) = self.word_and_shift(bucket);
-        let pair = &mut self.words[word..word + 2];
-        let both = u128::from(pair[1]) << 64 | u128::from(pair[0]);
-        let mask = u128::from(self.bucket_mask) << shift;
-        let both = (both & !mask) | (u128::from(value & self.bucket_mask) << shift);
-        pair[0] = both as u64;
-        pair[1] = (both >> 64) as u64;
+        let (byte, shift) = self.byte_and_shift(bucket);
+        let mask = self.bucket_mask << shift;
+        let window = (self.window(byte) & !mask) | ((value & self.bucket_mask) << shift);
+        self.bytes[byte..byte + 8].copy_from_slice(&window.to_le_bytes());
     }
 
-    /// The other bucket of a fingerprint in `bucket`: `σ(i) = (c − i) mod m`
-    /// with `c = reduce(fingerprint · φ, m)`, except that a fixed point of σ
-    /// is sent to its partner `(i + m/2) mod m` when `m` is even.
+    /// The other bucket of a fingerprint in `bucket`: `(c − bucket) mod m`,
+    /// with an odd offset `c = reduce(fingerprint · φ, m') | 1 < m` (`m'` the
+    /// largest even number ≤ `m`; `c = 0` when `m = 1`).
     ///
-    /// σ is an involution for every `m`, because `c` depends on the
-    /// fingerprint alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the
-    /// modulus is one conditional add of `m`, never a division. (`i XOR
-    /// h(fp)`, the paper's rule, is an involution only when `m` is a power of
-    /// two.)
+    /// An involution for every `m`, because `c` depends on the fingerprint
+    /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
+    /// one conditional add of `m`, never a division. (`i XOR h(fp)`, the
+    /// paper's rule, is an involution only when `m` is a power of two.)
     ///
-    /// σ's fixed points solve `2i ≡ c (mod m)`. For even `m` there are none
-    /// or exactly two, `i₀` and `i₀ + m/2`; swapping them keeps the map an
-    /// involution and leaves no item with a single bucket (a single bucket
-    /// holds only 4 copies, and in tiny 4-bit tables it made inserts fail
-    /// early). For odd `m` there is exactly one fixed point per fingerprint,
-    /// which keeps one bucket: the sizing constructors therefore use even
-    /// bucket counts, and [`with_buckets`](crate::CuckooFilter::with_buckets)
-    /// documents the odd case.
+    /// Why `c` is odd: a bucket is its own alternate when `2i ≡ c (mod m)`,
+    /// and then its items have one bucket instead of two (four copies at
+    /// most, and in tiny 4-bit tables inserts failed early). For even `m`
+    /// and odd `c` that congruence has no solution, so the sizing
+    /// constructors use even bucket counts and no item ever has a single
+    /// bucket. For odd `m` (only through
+    /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
+    /// has exactly one such bucket, about 1 item in `m`.
     #[inline]
     pub(crate) fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
-        let m = self.buckets;
-        let c = filter_core::reduce(fingerprint.wrapping_mul(ALT_MULTIPLIER), m);
+        let c = filter_core::reduce(fingerprint.wrapping_mul(ALT_MULTIPLIER), self.even_buckets)
+            | self.odd_bit;
         let diff = c.wrapping_sub(bucket);
         // `c < bucket` makes `diff` wrap; adding `m` brings it back into range.
-        let sigma = diff.wrapping_add(m & (usize::from(c < bucket)).wrapping_neg());
-        if sigma == bucket {
-            // `half` is 0 for odd m: the fixed point stays.
-            let partner = bucket + self.half;
-            if partner >= m { partner - m } else { partner }
-        } else {
-            sigma
-        }
+        diff.wrapping_add(self.buckets & (usize::from(c < bucket)).wrapping_neg())
     }
 
     /// Whether any lane of `bucket_value` equals `fingerprint`.
@@ -205,8 +219,9 @@ impl Table {
         }
     }
 
-    /// Empties one slot of `bucket` holding `fingerprint`; `false` if none does.
-    #[inline]
+    /// Empties one slot of `bucket` holding `fingerprint`; `false` if none
+    /// does. (Removal proper uses [`remove_from_either`](Self::remove_from_either).)
+    #[cfg(test)]
     pub(crate) fn try_remove(&mut self, bucket: usize, fingerprint: u64) -> bool {
         let value = self.read(bucket);
         match self.find_lane(value, fingerprint) {
@@ -216,6 +231,37 @@ impl Table {
             }
             None => false,
         }
+    }
+
+    /// Empties one slot holding `fingerprint` in `first`, or else in
+    /// `second`; `false` if neither holds it.
+    ///
+    /// Both buckets are read and searched before choosing, so the choice is
+    /// a conditional move, not a branch that a mix of items in first and
+    /// second buckets would mispredict half the time.
+    #[inline]
+    pub(crate) fn remove_from_either(
+        &mut self,
+        first: usize,
+        second: usize,
+        fingerprint: u64,
+    ) -> bool {
+        let broadcast = fingerprint.wrapping_mul(self.lanes_low);
+        let (value1, value2) = (self.read(first), self.read(second));
+        let flags1 = self.zero_lanes(value1 ^ broadcast);
+        let flags2 = self.zero_lanes(value2 ^ broadcast);
+        if flags1 | flags2 == 0 {
+            return false;
+        }
+        let (bucket, value, flags) = if flags1 != 0 {
+            (first, value1, flags1)
+        } else {
+            (second, value2, flags2)
+        };
+        // A lane's flag is its top bit; the lane starts f − 1 bits lower.
+        let start = flags.trailing_zeros() + 1 - self.fingerprint_bits;
+        self.write(bucket, value & !(self.fingerprint_mask << start));
+        true
     }
 
     /// The fingerprint in slot `slot` (0..4) of `bucket` (0 if empty).
@@ -246,8 +292,9 @@ impl Table {
     /// Whether every bit past the last bucket is 0.
     pub(crate) fn padding_is_clear(&self) -> bool {
         let used = self.buckets * self.bucket_bits as usize;
-        let (word, shift) = (used >> 6, used & 63);
-        self.words[word] >> shift == 0 && self.words[word + 1..].iter().all(|&w| w == 0)
+        let (byte, shift) = (used >> 3, used & 7);
+        let partial = self.bytes.get(byte).map_or(0, |&b| b >> shift);
+        partial == 0 && self.bytes[byte..].iter().skip(1).all(|&b| b == 0)
     }
 }
 
@@ -256,8 +303,8 @@ mod tests {
     use super::*;
 
     fn table(buckets: usize, bits: u32) -> Table {
-        let words = vec![0; words_for(buckets, bits).unwrap()];
-        Table::from_words(words, buckets, bits)
+        let bytes = vec![0; bytes_for(buckets, bits).unwrap()];
+        Table::from_bytes(bytes, buckets, bits)
     }
 
     #[test]
@@ -284,6 +331,17 @@ mod tests {
     }
 
     #[test]
+    fn fingerprint_equals_filter_core_fingerprint() {
+        for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
+            let t = table(3, bits);
+            for i in 0..10_000u64 {
+                let h = filter_core::mix64(i);
+                assert_eq!(t.fingerprint(h), filter_core::fingerprint(h, bits));
+            }
+        }
+    }
+
+    #[test]
     fn slots_round_trip_for_every_width() {
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
             let mut t = table(37, bits);
@@ -305,7 +363,7 @@ mod tests {
                 }
                 assert_eq!(t.read(b), 0);
             }
-            assert!(t.words().iter().all(|&w| w == 0));
+            assert!(t.bytes().iter().all(|&b| b == 0));
         }
     }
 

@@ -108,7 +108,7 @@ fn full_filter() -> CuckooFilter {
 // Body offsets (docs/format-cuckoo.md): after the 44-byte header come
 // fingerprint_bits (u8) at 44, buckets (u64) at 45, items (u64) at 53,
 // victim_bucket (u64) at 61, victim_fingerprint (u16) at 69,
-// eviction_state (u64) at 71, the table's word count (u64) at 79, words at 87.
+// eviction_state (u64) at 71, the table's byte count (u64) at 79, the table at 87.
 const BITS: usize = 44;
 const BUCKETS: usize = 45;
 const ITEMS: usize = 53;
@@ -191,9 +191,9 @@ fn resealed_lies_are_caught_by_structure() {
     assert!(lie(&|b| b[VICTIM_FP..VICTIM_FP + 2].copy_from_slice(&[0, 0])).contains("victim"));
     assert!(lie(&|b| put_u64(b, TABLE_LEN, 1 << 60)).contains("table"));
     assert!(lie(&|b| put_u64(b, TABLE_LEN, 3)).contains("table"));
-    // Bits past the last bucket (5 buckets × 40 bits = 200 bits; word 3
-    // holds bits 192..256).
-    assert!(lie(&|b| b[TABLE + 3 * 8 + 2] |= 1).contains("past its last bucket"));
+    // Bits past the last bucket (5 buckets × 40 bits = 200 bits = 25 bytes,
+    // then 7 padding bytes).
+    assert!(lie(&|b| b[TABLE + 26] |= 1).contains("past its last bucket"));
     // A cleared slot makes the item count disagree with the table.
     assert!(lie(&|b| b[TABLE..TABLE + 2].copy_from_slice(&[0, 0])).contains("items"));
 }
