@@ -55,11 +55,15 @@ macro_rules! static_filter_api {
             ///
             /// As [`from_keys`]($name::from_keys).
             pub fn from_keys_with_hasher<T: Hash>(keys: &[T], hasher: S) -> Result<Self, Error> {
-                let mut hashes: Vec<u64> =
-                    filter_core::memory::zeroed_vec(keys.len(), "number of keys")?;
-                for (h, key) in hashes.iter_mut().zip(keys) {
-                    *h = hasher.hash_one(key);
-                }
+                let mut hashes: Vec<u64> = Vec::new();
+                hashes.try_reserve_exact(keys.len()).map_err(|_| {
+                    Error::invalid(
+                        "number of keys",
+                        keys.len(),
+                        "small enough that their 64-bit hashes can be allocated",
+                    )
+                })?;
+                hashes.extend(keys.iter().map(|key| hasher.hash_one(key)));
                 Self::from_hashes_with_hasher(&hashes, hasher)
             }
 

@@ -18,7 +18,7 @@ use crate::table::Table;
 /// fingerprint. **9.04 bits per key** for `BinaryFuse8` (false-positive rate
 /// 2^-8 ≈ 0.39 %) and **18.1** for `BinaryFuse16` (2^-16 ≈ 0.0015 %) at 10^6
 /// keys, within 13 % of the information-theoretic bound. The best static
-/// filter here: the smallest and the fastest to build and query.
+/// filter here: the smallest, and as fast to build and query as [`Xor`](crate::Xor).
 ///
 /// # Invariants
 ///

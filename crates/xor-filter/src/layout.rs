@@ -24,12 +24,9 @@ pub const MAX_KEYS: usize = 3_000_000_000;
 /// A table layout: sizing from the number of keys, the three positions of a
 /// key, and its parameters' encoding.
 pub(crate) trait Layout: Sized + Clone + Debug + PartialEq {
-    /// Whether peeling should follow each newly freed slot at once (a stack)
-    /// rather than in order of discovery (a queue). Depth first suits a
-    /// layout whose keys' slots are close together: the chain stays in cache.
-    /// Breadth first suits slots scattered over the table: consecutive queue
-    /// entries are independent, so their cache misses overlap.
-    const DEPTH_FIRST: bool;
+    /// Whether construction should prefetch the slots of keys a few steps
+    /// ahead: worth it when a key's slots are scattered over a large table.
+    const PREFETCH: bool;
 
     /// Sizes the table for `keys` distinct keys.
     fn for_keys(keys: usize) -> Result<Self, Error>;
@@ -67,7 +64,7 @@ pub(crate) struct XorLayout {
 }
 
 impl Layout for XorLayout {
-    const DEPTH_FIRST: bool = false;
+    const PREFETCH: bool = true;
 
     fn for_keys(keys: usize) -> Result<Self, Error> {
         check_keys(keys)?;
@@ -143,7 +140,7 @@ impl FuseLayout {
 }
 
 impl Layout for FuseLayout {
-    const DEPTH_FIRST: bool = true;
+    const PREFETCH: bool = true;
 
     fn for_keys(keys: usize) -> Result<Self, Error> {
         check_keys(keys)?;
@@ -186,15 +183,35 @@ impl Layout for FuseLayout {
     fn read(reader: &mut ByteReader<'_>, keys: usize) -> Result<Self, Error> {
         let segment_length = reader.u64("segment_length")?;
         let segment_count = reader.u64("segment_count")?;
-        let expected = Self::for_keys(keys).map_err(Error::corrupt)?;
-        if (segment_length, segment_count) != (expected.segment_length, expected.segment_count) {
+        // The sizing formula uses floating-point logarithms, which another
+        // platform's libm may round differently near a power-of-two step; so
+        // the stored layout is checked for the structure lookups rely on and
+        // for plausibility, not for bit-exact agreement with `for_keys`.
+        if !segment_length.is_power_of_two() || !(4..=MAX_SEGMENT_LENGTH).contains(&segment_length)
+        {
             return Err(Error::corrupt(format_args!(
-                "segment_length {segment_length} and segment_count {segment_count} do not match \
-                 a filter of {keys} keys ({} and {})",
-                expected.segment_length, expected.segment_count
+                "segment_length must be a power of two from 4 to {MAX_SEGMENT_LENGTH}, got {segment_length}"
             )));
         }
-        Ok(expected)
+        let slots = segment_count
+            .checked_add(2)
+            .and_then(|s| s.checked_mul(segment_length))
+            // Slots must also fit a usize, or `slots()` would truncate on
+            // 32-bit targets and the lookup's range argument would fail.
+            .filter(|&s| segment_count >= 1 && s <= 1 << 32 && usize::try_from(s).is_ok())
+            .ok_or_else(|| {
+                Error::corrupt(format_args!(
+                    "segment_count must be from 1 to 2^32 / segment_length - 2, got {segment_count}"
+                ))
+            })?;
+        let expected = Self::for_keys(keys).map_err(Error::corrupt)?.slots() as u64;
+        if slots < keys as u64 || slots > 2 * expected + 64 {
+            return Err(Error::corrupt(format_args!(
+                "segment_length {segment_length} and segment_count {segment_count} give {slots} \
+                 slots, implausible for {keys} keys (about {expected} expected)"
+            )));
+        }
+        Ok(FuseLayout::new(segment_length, segment_count))
     }
 }
 
@@ -237,6 +254,48 @@ mod tests {
             assert!(f.positions(k).iter().all(|&p| p < f.slots()));
         }
         assert_eq!(x.positions(u64::MAX)[2], x.slots() - 1);
+        // The lookup indexes without bounds checks: the extremes must stay in
+        // range for every size, including layouts of one segment.
+        for n in (0..200).chain([1 << 20, 10_000_000, MAX_KEYS]) {
+            let x = XorLayout::for_keys(n).unwrap();
+            let f = FuseLayout::for_keys(n).unwrap();
+            for k in [
+                0,
+                1,
+                u64::MAX,
+                u64::MAX >> 1,
+                0x8000_0000_0003_FFFF,
+                0xFFFF_FFFF_0000_0000,
+            ] {
+                assert!(x.positions(k).iter().all(|&p| p < x.slots()), "{n} {k:#x}");
+                assert!(f.positions(k).iter().all(|&p| p < f.slots()), "{n} {k:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn any_readable_fuse_layout_keeps_positions_in_range() {
+        // `read` accepts any power-of-two segment length from 4 to 2^18 and
+        // any segment count from 1: the lookup's unchecked indexing relies on
+        // every such layout mapping every hash below its slot count.
+        for bits in 2..=18 {
+            for count in [1u64, 2, 3, 7, 1000] {
+                let l = FuseLayout::new(1 << bits, count);
+                for k in [
+                    0,
+                    1,
+                    u64::MAX,
+                    u64::MAX >> 1,
+                    0x0003_FFFF_FFFF_FFFF,
+                    1 << 63,
+                ] {
+                    assert!(
+                        l.positions(k).iter().all(|&p| p < l.slots()),
+                        "{bits} {count}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

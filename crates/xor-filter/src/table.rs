@@ -41,7 +41,25 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         let k = mixed(hash, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = &self.fingerprints;
-        F::from_hash(k) ^ t[a] ^ t[b] ^ t[c] == F::default()
+        debug_assert!(a < t.len() && b < t.len() && c < t.len());
+        #[allow(unsafe_code)]
+        // SAFETY: `positions` returns indices below `layout.slots()` for any
+        // hash and any layout `for_keys` or `read` can produce: the xor
+        // layout reduces into each of its three blocks; the fuse layout's
+        // first index is below `segment_count · segment_length`, and the
+        // other two xor only bits below the power-of-two `segment_length`
+        // (which `read` enforces) into the next two segments (layout tests
+        // check the extremes). `fingerprints` has exactly `layout.slots()`
+        // entries: construction allocates that many, `from_bytes` refuses any
+        // other count, and the fields are private to the crate.
+        let (x, y, z) = unsafe {
+            (
+                *t.get_unchecked(a),
+                *t.get_unchecked(b),
+                *t.get_unchecked(c),
+            )
+        };
+        F::from_hash(k) ^ x ^ y ^ z == F::default()
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {

@@ -17,7 +17,7 @@ use crate::table::Table;
 /// fingerprint. About **9.84 bits per key** for `Xor8` (false-positive rate
 /// 2^-8 ≈ 0.39 %) and **19.7** for `Xor16` (2^-16 ≈ 0.0015 %) at 10^6 keys.
 /// A lookup reads three random cache lines. Prefer [`BinaryFuse`](crate::BinaryFuse)
-/// (9.04 / 18.1 bits per key, faster to build) unless the xor layout's format
+/// (9.04 / 18.1 bits per key, 8 % smaller) unless the xor layout's format
 /// is what you need.
 ///
 /// # Invariants
