@@ -99,7 +99,8 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         .collect();
     if !broken.is_empty() {
         return Err(format!(
-            "FALSE NEGATIVES (a filter said \"absent\" for an inserted key):\n  {}",
+            "FALSE NEGATIVES or failed removes (a filter said \"absent\" for an inserted key, \
+             or could not remove one); the report above records them:\n  {}",
             broken.join("\n  ")
         )
         .into());
