@@ -208,6 +208,53 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::subject::Family;
+    use std::collections::HashSet;
+
+    /// An exact set that forgets every tenth key it is given: a filter
+    /// with false negatives, which the harness must count.
+    struct Forgetful(HashSet<u64>);
+
+    impl Subject for Forgetful {
+        const NAME: &'static str = "Forgetful";
+        const CRATE: &'static str = "test";
+        const FAMILY: Family = Family::Bloom;
+        const PEER: bool = false;
+        const HASHER: &'static str = "none";
+        const DYNAMIC: bool = true;
+        const REMOVE: bool = true;
+        const SIZED: bool = false;
+
+        fn build(keys: &[u64], _: Target) -> Result<Self> {
+            let kept = keys.iter().enumerate().filter(|(i, _)| i % 10 != 0);
+            Ok(Forgetful(kept.map(|(_, &k)| k).collect()))
+        }
+        fn contains(&self, key: u64) -> bool {
+            self.0.contains(&key)
+        }
+        fn remove(&mut self, key: u64) -> bool {
+            self.0.remove(&key)
+        }
+        fn memory_bytes(&self) -> usize {
+            self.0.len() * 8
+        }
+        fn params(&self) -> String {
+            String::new()
+        }
+        fn expected_fpr(&self, _: usize) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn false_negatives_and_failed_removes_are_counted() {
+        let workload = Workload::new(5, 10_000);
+        let s = sample::<Forgetful>(&workload, Target::Fixed).unwrap();
+        assert_eq!(s.accuracy.false_negatives, 1_000);
+        assert_eq!(s.accuracy.failed_removes, Some(1_000));
+        assert_eq!(s.accuracy.false_positives, 0);
+        assert_eq!(s.accuracy.queries, crate::compare::workload::MIN_QUERIES);
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {
