@@ -21,7 +21,7 @@ options:
   --seed <u64>     key seed (default 1); space and FPR are reproducible from it
   --filters <list> only rows whose filter or crate name contains one of these
                    (case-insensitive), e.g. `bloom,xorf`
-  --reps <count>   timing repetitions per row (default 5/3/2 by size); medians are reported
+  --reps <count>   timing repetitions per row (default 7/5/3 by size); medians are reported
   --out <dir>      output directory (default docs/ for the full run,
                    target/compare/ for narrowed runs so they never replace the report)
   -h, --help       this text";
@@ -124,9 +124,9 @@ impl Options {
     /// one pass is short and noise matters most.
     pub(crate) fn reps_for(&self, n: usize) -> usize {
         self.reps.unwrap_or(match n {
-            0..=300_000 => 5,
-            300_001..=3_000_000 => 3,
-            _ => 2,
+            0..=300_000 => 7,
+            300_001..=3_000_000 => 5,
+            _ => 3,
         })
     }
 
