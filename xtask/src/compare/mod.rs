@@ -5,7 +5,8 @@
 //! with all members and with at least a million non-members, and, where the
 //! filter supports it, emptied by removes. Rows are measured round-robin, one
 //! repetition of every row before the next repetition of any, so a noisy
-//! neighbour slows all rows alike; the report gives medians.
+//! neighbour slows all rows alike; the report gives the lower quartile of the
+//! timed batches (see `measure`).
 //!
 //! Timings come from optimized code only: the `cargo xtask` alias builds this
 //! binary with `--release`, and a debug build refuses to run.

@@ -21,7 +21,7 @@ options:
   --seed <u64>     key seed (default 1); space and FPR are reproducible from it
   --filters <list> only rows whose filter or crate name contains one of these
                    (case-insensitive), e.g. `bloom,xorf`
-  --reps <count>   timing repetitions per row (default 7/5/3 by size); medians are reported
+  --reps <count>   timing repetitions per row (default 7/5/3 by size)
   --out <dir>      output directory (default docs/ for the full run,
                    target/compare/ for narrowed runs so they never replace the report)
   -h, --help       this text";

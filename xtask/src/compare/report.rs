@@ -103,7 +103,7 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
         (
             "run",
             format!(
-                "keys {}; target rates {}; {} timing repetitions per row (medians); took {}",
+                "keys {}; target rates {}; {} timing repetitions per row; took {}",
                 sizes.join(", "),
                 rates.join(", "),
                 reps.join("/"),
@@ -218,8 +218,9 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
          divided by n (`with_fpr` and n inserts for dynamic filters, one construction from \
          all keys for static ones), fastest of the repetitions. Lookups query every member \
          (hit) and every non-member (miss) in a loop, and remove deletes every member once, \
-         timed in batches of 8192 keys: each repetition's median batch, then the median \
-         over repetitions, so a batch preempted by another process does not count.\n"
+         timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
+         is reported, so batches slowed by other processes (preemption, a shared cache or \
+         memory bus) do not count.\n"
     );
     for &n in &options.sizes {
         let _ = writeln!(
