@@ -220,7 +220,10 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
          (hit) and every non-member (miss) in a loop, and remove deletes every member once, \
          timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
          is reported, so batches slowed by other processes (preemption, a shared cache or \
-         memory bus) do not count.\n"
+         memory bus) do not count. Even so, on a busy machine ratios move by tens of \
+         percent between runs (a filter that fits the last-level cache is fast or slow \
+         depending on who else uses it): compare within one run, and rerun before \
+         concluding from a small difference.\n"
     );
     for &n in &options.sizes {
         let _ = writeln!(
