@@ -121,6 +121,7 @@ fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
     let curve_colors = [
         BLACK,
         family_color(Family::Bloom),
+        family_color(Family::CountingBloom),
         family_color(Family::BlockedBloom),
         RGBColor(120, 120, 120),
         family_color(Family::Cuckoo),

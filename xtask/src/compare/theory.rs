@@ -4,6 +4,7 @@
 //! Each curve gives bits per key as a function of the rate p:
 //! - lower bound: log2(1/p), for any filter (Carter et al.);
 //! - Bloom with the optimal (real) hash count: log2(1/p) / ln 2 ≈ 1.44·log2(1/p);
+//! - counting Bloom with 4-bit counters: four times that;
 //! - split-block Bloom (k = 8, one bit per lane) with 512-bit blocks (this
 //!   workspace's `BlockedBloomFilter`) and 256-bit blocks (Parquet's, as in
 //!   sbbf-rs-safe), by the Poisson model of `filter_core::sizing::blocked_bloom_fpr`;
@@ -63,6 +64,9 @@ pub(crate) fn curves() -> Vec<Curve> {
     vec![
         curve("lower bound log2(1/p)", lg),
         curve("Bloom, optimal k", move |p| lg(p) / std::f64::consts::LN_2),
+        curve("counting Bloom, 4-bit counters", move |p| {
+            4.0 * lg(p) / std::f64::consts::LN_2
+        }),
         curve("split-block Bloom, 512-bit blocks", |p| {
             blocked_bits_per_key(p, 512)
         }),
