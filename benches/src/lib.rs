@@ -1,0 +1,215 @@
+//! The workload and the measurement routines shared by the criterion
+//! benchmarks in `benches/benches/`.
+//!
+//! Every benchmark follows the same pattern, written once here so that a new
+//! filter is one line in `benches/filters.rs`:
+//!
+//! - keys come from `filter_core::testing::keys` (seeded; members and
+//!   non-members disjoint by construction);
+//! - two sizes: [`SMALL`] keys (the filter fits in L2) and [`LARGE`] keys
+//!   (tens of megabytes: beyond the last-level cache of most machines);
+//! - before anything is timed, the filter is checked: every member must be
+//!   reported present and at most [`MAX_MISS_HITS`] of the non-members, so a
+//!   broken filter cannot post a fast number;
+//! - lookups and removes time a batch of [`BATCH`] queries, so the large size
+//!   is built once per benchmark, not once per iteration; each iteration takes
+//!   the next batch of a rotation through all n keys, so that at the large
+//!   size no iteration finds the previous one's cache lines still warm.
+//!
+//! Filters are driven through the shared traits with their default hasher:
+//! these are the numbers a user of the crate gets. `cargo xtask compare`
+//! compares against peer crates; this is for tracking one filter over time.
+//!
+//! Run: `cargo bench -p benches` (or `-- contains_hit` to pick a group).
+//! `FILTER_BENCH_SIZES=100000` narrows the sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use filter_core::testing::keys;
+use filter_core::{Filter, Insert, Remove};
+
+/// Keys of the cache-resident size.
+pub const SMALL: usize = 100_000;
+/// Keys of the out-of-cache size.
+pub const LARGE: usize = 10_000_000;
+/// Queries per timed lookup or remove batch.
+pub const BATCH: usize = 10_000;
+/// Seed of every benchmark's keys.
+pub const SEED: u64 = 0xB16B_00B5;
+/// The largest fraction of non-members a filter sized for 1 % (or an 8-bit
+/// fingerprint filter) may report present before a benchmark refuses to run.
+pub const MAX_MISS_HITS: f64 = 0.05;
+/// The target rate of the sized filters.
+pub const FPR: f64 = 0.01;
+
+/// The sizes to benchmark: [`SMALL`] and [`LARGE`], or the comma-separated
+/// list in `FILTER_BENCH_SIZES`.
+pub fn sizes() -> Vec<usize> {
+    std::env::var("FILTER_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| vec![SMALL, LARGE])
+}
+
+/// Members and non-members for one size.
+#[derive(Debug)]
+pub struct Workload {
+    /// The `n` inserted keys.
+    pub members: Vec<u64>,
+    /// `max(n, BATCH)` keys never inserted.
+    pub non_members: Vec<u64>,
+}
+
+impl Workload {
+    /// `n` members and as many non-members (at least a batch) under [`SEED`].
+    pub fn new(n: usize) -> Self {
+        Workload {
+            members: keys::members(SEED, n),
+            non_members: keys::non_members(SEED, n.max(BATCH)),
+        }
+    }
+}
+
+/// Successive batches of [`BATCH`] keys, wrapping around at the end.
+#[derive(Debug)]
+pub struct Rotation<'a> {
+    keys: &'a [u64],
+    at: usize,
+}
+
+impl<'a> Rotation<'a> {
+    /// A rotation through `keys`, from the first.
+    pub fn new(keys: &'a [u64]) -> Self {
+        Rotation { keys, at: 0 }
+    }
+
+    /// The next batch (the whole slice when it is shorter than a batch).
+    pub fn next_batch(&mut self) -> &'a [u64] {
+        if self.at + BATCH > self.keys.len() {
+            self.at = 0;
+        }
+        let batch = &self.keys[self.at..(self.at + BATCH).min(self.keys.len())];
+        self.at += BATCH;
+        batch
+    }
+}
+
+/// Panics unless every member is present and few non-members are: run
+/// before timing, so that a broken filter cannot post a number.
+pub fn check<F: Filter<u64>>(name: &str, filter: &F, members: &[u64], non_members: &[u64]) {
+    let found = count_hits(filter, members);
+    assert_eq!(
+        found,
+        members.len(),
+        "{name}: {} false negatives among {} members; refusing to benchmark",
+        members.len() - found,
+        members.len()
+    );
+    let false_positives = count_hits(filter, non_members);
+    assert!(
+        false_positives as f64 <= MAX_MISS_HITS * non_members.len() as f64,
+        "{name}: {false_positives} of {} non-members reported present; refusing to benchmark",
+        non_members.len()
+    );
+}
+
+fn count_hits<F: Filter<u64>>(filter: &F, queries: &[u64]) -> usize {
+    queries.iter().filter(|k| filter.contains(k)).count()
+}
+
+/// Build (static) or insert-all (dynamic), contains hit and miss, for one
+/// filter at every size. `build` makes the filter from all members.
+pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let filter = build(&w.members);
+        check(name, &filter, &w.members, &w.non_members);
+
+        let mut group = c.benchmark_group("build");
+        group.throughput(Throughput::Elements(n as u64));
+        if n > SMALL {
+            // One build of the large size takes a good fraction of a second:
+            // ten flat samples of one build each, not criterion's default
+            // 100 samples of linearly growing iteration counts.
+            group.sample_size(10).sampling_mode(SamplingMode::Flat);
+        }
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| build(black_box(&w.members)));
+        });
+        group.finish();
+
+        for (group, keys) in [
+            ("contains_hit", &w.members),
+            ("contains_miss", &w.non_members),
+        ] {
+            let mut group = c.benchmark_group(group);
+            group.throughput(Throughput::Elements(BATCH.min(keys.len()) as u64));
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                let mut batches = Rotation::new(keys);
+                b.iter(|| count_hits(black_box(&filter), black_box(batches.next_batch())));
+            });
+            group.finish();
+        }
+    }
+}
+
+/// A dynamic filter's builder: a new, empty filter sized for `n` items,
+/// then every member inserted.
+pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -> F {
+    move |keys| {
+        let mut filter = new(keys.len());
+        for k in keys {
+            if let Err(e) = filter.insert(k) {
+                panic!("insert failed below the sized capacity: {e}");
+            }
+        }
+        filter
+    }
+}
+
+/// Remove of a batch of members, timed; they are re-inserted (untimed)
+/// after each iteration so every iteration removes from a full filter, and
+/// the next iteration takes the next batch.
+pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let mut filter = build(&w.members);
+        check(name, &filter, &w.members, &w.non_members);
+        let mut batches = Rotation::new(&w.members);
+        let batch = batches.next_batch();
+        let removed = batch.iter().filter(|k| filter.remove(k)).count();
+        assert_eq!(
+            removed,
+            batch.len(),
+            "{name}: a member's remove returned false"
+        );
+        for k in batch {
+            filter.insert(k).expect("re-insert after remove");
+        }
+        check(name, &filter, &w.members, &w.non_members);
+
+        let mut group = c.benchmark_group("remove");
+        group.throughput(Throughput::Elements(batch.len() as u64));
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iters {
+                    let batch = batches.next_batch();
+                    let start = Instant::now();
+                    for k in batch {
+                        black_box(filter.remove(black_box(k)));
+                    }
+                    timed += start.elapsed();
+                    for k in batch {
+                        filter.insert(k).expect("re-insert after remove");
+                    }
+                }
+                timed
+            });
+        });
+        group.finish();
+    }
+}

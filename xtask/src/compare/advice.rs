@@ -1,0 +1,204 @@
+//! The "which filter should I use" section, derived from the rows of this
+//! run (never hard-coded: a user's machine may rank the filters differently),
+//! and the pairing of each of our filters with its closest peer.
+
+use std::fmt::Write as _;
+
+use super::row::{Row, count, pct};
+
+/// Each of our rows with the peer row of the same family, size and target
+/// (a fixed-rate peer pairs with every target).
+pub(crate) fn peer_pairs(rows: &[Row]) -> Vec<(&Row, &Row)> {
+    rows.iter()
+        .filter(|r| !r.entry.peer)
+        .filter_map(|ours| {
+            rows.iter()
+                .filter(|p| p.entry.peer && p.entry.family == ours.entry.family && p.n == ours.n)
+                .find(|p| p.target_fpr().is_none() || p.target_fpr() == ours.target_fpr())
+                .map(|peer| (ours, peer))
+        })
+        .collect()
+}
+
+fn describe(r: &Row) -> String {
+    format!(
+        "**{}** ({}{})",
+        r.entry.name,
+        r.entry.krate,
+        if r.entry.peer { ", peer" } else { "" }
+    )
+}
+
+fn min_by<'a>(rows: impl Iterator<Item = &'a Row>, key: impl Fn(&Row) -> f64) -> Option<&'a Row> {
+    rows.filter(|r| key(r).is_finite())
+        .min_by(|a, b| key(a).total_cmp(&key(b)))
+}
+
+/// The markdown of the section.
+pub(crate) fn section(rows: &[Row]) -> String {
+    let mut s = String::new();
+    let (Some(large), Some(small)) = (
+        rows.iter().map(|r| r.n).max(),
+        rows.iter().map(|r| r.n).min(),
+    ) else {
+        return "No rows were measured.\n".into();
+    };
+    let at = |n: usize| rows.iter().filter(move |r| r.n == n);
+    let ours_at = |n: usize| at(n).filter(|r| !r.entry.peer);
+    let _ = writeln!(
+        s,
+        "From this run, at {} keys unless stated (speeds: mean of hit and miss lookups).\n",
+        count(large)
+    );
+
+    // Smallest at about 0.4 %: the rate of the 8-bit fingerprint filters.
+    let near = |r: &&Row| r.measured_fpr() <= 0.0045;
+    if let Some(best) = min_by(at(large).filter(near), Row::bits_per_key) {
+        let _ = write!(
+            s,
+            "- **Smallest at ≈0.4 % false positives:** {} with {:.2} bits/key at {} measured",
+            describe(best),
+            best.bits_per_key(),
+            pct(best.measured_fpr())
+        );
+        if best.entry.peer {
+            if let Some(ours) = min_by(ours_at(large).filter(near), Row::bits_per_key) {
+                let _ = write!(
+                    s,
+                    "; ours: {} with {:.2} bits/key",
+                    describe(ours),
+                    ours.bits_per_key()
+                );
+            }
+        }
+        if let Some(bloom) = at(large)
+            .filter(|r| !r.entry.peer && r.entry.dynamic && near(r))
+            .min_by(|a, b| a.bits_per_key().total_cmp(&b.bits_per_key()))
+        {
+            let _ = write!(
+                s,
+                " (the smallest dynamic filter at that rate or better, {}, needs {:.2})",
+                describe(bloom),
+                bloom.bits_per_key()
+            );
+        }
+        s.push_str(".\n");
+    }
+
+    // Fastest lookup, out of cache and in cache.
+    let mut places = vec![(large, "largest size")];
+    if small != large {
+        places.push((small, "cache-resident size"));
+    }
+    for (n, where_) in places {
+        if let Some(best) = min_by(at(n), Row::lookup_ns) {
+            let _ = write!(
+                s,
+                "- **Fastest lookup ({where_}, {} keys):** {} at {:.1} ns/key{}",
+                count(n),
+                describe(best),
+                best.lookup_ns(),
+                best.target_fpr()
+                    .map_or(String::new(), |p| format!(" (sized for {})", pct(p)))
+            );
+            if best.entry.peer {
+                if let Some(ours) = min_by(ours_at(n), Row::lookup_ns) {
+                    let _ = write!(
+                        s,
+                        "; ours: {} at {:.1} ns/key",
+                        describe(ours),
+                        ours.lookup_ns()
+                    );
+                }
+            }
+            s.push_str(".\n");
+        }
+    }
+
+    // Dynamic filters are compared at one target, the first requested.
+    let target = rows.iter().find_map(Row::target_fpr);
+    let at_target = |r: &&Row| r.target_fpr().is_none_or(|p| Some(p) == target);
+    let tag = target.map_or(String::new(), |p| format!(" at {}", pct(p)));
+
+    // Deletes.
+    let removable: Vec<&Row> = ours_at(large)
+        .filter(|r| r.entry.remove)
+        .filter(at_target)
+        .collect();
+    if !removable.is_empty() {
+        let parts: Vec<String> = removable
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {:.1} bits/key, remove {:.1} ns, lookup {:.1} ns",
+                    describe(r),
+                    r.bits_per_key(),
+                    r.timing.remove_ns.unwrap_or(f64::NAN),
+                    r.lookup_ns()
+                )
+            })
+            .collect();
+        let _ = write!(s, "- **Supports delete{tag}:** {}.", parts.join("; "));
+        let smallest = min_by(removable.iter().copied(), Row::bits_per_key);
+        let fastest = min_by(removable.iter().copied(), |r| {
+            r.timing.remove_ns.unwrap_or(f64::NAN)
+        });
+        if let (Some(small), Some(fast)) = (smallest, fastest) {
+            if small.entry.name == fast.entry.name {
+                let _ = write!(
+                    s,
+                    " {} is both smaller and faster to delete from.",
+                    describe(small)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    " {} is smaller; {} deletes faster.",
+                    describe(small),
+                    describe(fast)
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            " A cuckoo filter can fill up (insert returns `Full` past its capacity); a \
+             counting Bloom filter cannot, and also estimates multiplicities."
+        );
+    }
+
+    // Static against dynamic.
+    let statics = min_by(
+        ours_at(large).filter(|r| !r.entry.dynamic && near(r)),
+        Row::bits_per_key,
+    );
+    let dynamic = || ours_at(large).filter(|r| r.entry.dynamic).filter(at_target);
+    let fastest_dynamic = min_by(dynamic(), Row::lookup_ns);
+    let smallest_dynamic = min_by(dynamic(), Row::bits_per_key);
+    if let Some(st) = statics {
+        let _ = write!(
+            s,
+            "- **Static or dynamic:** if every key is known up front, a static filter is \
+             smallest: {} at {:.2} bits/key, {:.1} ns lookups, {:.1} ns/key to build.",
+            describe(st),
+            st.bits_per_key(),
+            st.lookup_ns(),
+            st.timing.build_ns,
+        );
+        if let (Some(fast), Some(small)) = (fastest_dynamic, smallest_dynamic) {
+            let _ = write!(
+                s,
+                " If keys arrive over time{tag}: fastest lookups with {} ({:.1} ns, {:.2} \
+                 bits/key, {:.1} ns inserts); smallest with {} ({:.2} bits/key, {:.1} ns lookups).",
+                describe(fast),
+                fast.lookup_ns(),
+                fast.bits_per_key(),
+                fast.timing.build_ns,
+                describe(small),
+                small.bits_per_key(),
+                small.lookup_ns(),
+            );
+        }
+        s.push('\n');
+    }
+    s
+}

@@ -1,0 +1,296 @@
+//! The report's SVG charts, drawn with plotters' SVG backend (no fonts, no
+//! bitmaps: text is left to the viewer's SVG renderer).
+//!
+//! - `comparison-fpr.svg`: measured false-positive rate against bits per
+//!   key, over the theoretical curves and the lower bound;
+//! - `comparison-lookup.svg`: lookup ns/key (hit and miss), by filter and size;
+//! - `comparison-build.svg`: build or insert ns/key (and remove), by filter and size.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::Result;
+use super::row::{Row, count, pct};
+use super::subject::Family;
+use super::theory;
+
+/// The chart files and what they show, in report order.
+pub(crate) const FILES: [(&str, &str); 3] = [
+    (
+        "comparison-fpr.svg",
+        "False-positive rate against bits per key, with theory and the lower bound",
+    ),
+    (
+        "comparison-lookup.svg",
+        "Lookup ns/key by filter and size (hit and miss)",
+    ),
+    (
+        "comparison-build.svg",
+        "Build or insert ns/key by filter and size (and remove)",
+    ),
+];
+
+const FONT: &str = "sans-serif";
+
+fn family_color(f: Family) -> RGBColor {
+    match f {
+        Family::Bloom => RGBColor(31, 119, 180),
+        Family::BlockedBloom => RGBColor(23, 190, 207),
+        Family::CountingBloom => RGBColor(148, 103, 189),
+        Family::Cuckoo => RGBColor(255, 127, 14),
+        Family::Xor8 => RGBColor(44, 160, 44),
+        Family::Xor16 => RGBColor(152, 223, 138),
+        Family::BinaryFuse8 => RGBColor(214, 39, 40),
+        Family::BinaryFuse16 => RGBColor(255, 152, 150),
+    }
+}
+
+fn chart_error(e: impl std::fmt::Display) -> super::Error {
+    format!("drawing a chart: {e}").into()
+}
+
+/// Draws every chart into `dir`; returns their paths.
+pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
+    let paths: Vec<PathBuf> = FILES.iter().map(|(f, _)| dir.join(f)).collect();
+    fpr_chart(&paths[0], rows).map_err(chart_error)?;
+    bar_chart(
+        &paths[1],
+        "Lookup, ns per key (lower is better)",
+        rows,
+        &[
+            ("member (hit)", RGBColor(31, 119, 180), |r| {
+                Some(r.timing.hit_ns)
+            }),
+            ("non-member (miss)", RGBColor(255, 127, 14), |r| {
+                Some(r.timing.miss_ns)
+            }),
+        ],
+    )
+    .map_err(chart_error)?;
+    bar_chart(
+        &paths[2],
+        "Build or insert, ns per key (lower is better)",
+        rows,
+        &[
+            ("build / insert", RGBColor(44, 160, 44), |r| {
+                Some(r.timing.build_ns)
+            }),
+            ("remove", RGBColor(148, 103, 189), |r| r.timing.remove_ns),
+        ],
+    )
+    .map_err(chart_error)?;
+    Ok(paths)
+}
+
+type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
+    let root = SVGBackend::new(path, (1100, 750)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let plotted: Vec<&Row> = rows.iter().filter(|r| r.measured_fpr() > 0.0).collect();
+    let x_max = plotted
+        .iter()
+        .map(|r| r.bits_per_key())
+        .fold(24.0f64, f64::max)
+        .ceil()
+        + 2.0;
+    let y_min = plotted
+        .iter()
+        .map(|r| r.measured_fpr())
+        .fold(1e-5f64, f64::min)
+        / 3.0;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "False-positive rate against space (points: measured; lines: theory)",
+            (FONT, 22),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0f64..x_max, (y_min..0.5f64).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("bits per key")
+        .y_desc("false-positive rate")
+        .y_label_formatter(&|v| pct(*v))
+        .draw()?;
+
+    let curve_colors = [
+        BLACK,
+        family_color(Family::Bloom),
+        family_color(Family::CountingBloom),
+        family_color(Family::BlockedBloom),
+        RGBColor(120, 120, 120),
+        family_color(Family::Cuckoo),
+        family_color(Family::Xor8),
+        family_color(Family::BinaryFuse8),
+    ];
+    for (curve, color) in theory::curves().into_iter().zip(curve_colors) {
+        let style = ShapeStyle::from(color).stroke_width(if color == BLACK { 3 } else { 1 });
+        let points: Vec<(f64, f64)> = curve
+            .points
+            .into_iter()
+            .filter(|&(x, y)| x <= x_max && y >= y_min)
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points, style))?
+            .label(format!("theory: {}", curve.name))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
+
+    // One series per (family, ours or peer), so the legend names each.
+    let mut keys: Vec<(Family, bool, &str)> = plotted
+        .iter()
+        .map(|r| (r.entry.family, r.entry.peer, r.entry.krate))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    for (family, peer, krate) in keys {
+        let color = family_color(family);
+        let points: Vec<(f64, f64)> = plotted
+            .iter()
+            .filter(|r| r.entry.family == family && r.entry.peer == peer && r.entry.krate == krate)
+            .map(|r| (r.bits_per_key(), r.measured_fpr()))
+            .collect();
+        let name = plotted
+            .iter()
+            .find(|r| r.entry.family == family && r.entry.krate == krate)
+            .map_or("", |r| r.entry.name);
+        if peer {
+            chart
+                .draw_series(
+                    points
+                        .into_iter()
+                        .map(|p| TriangleMarker::new(p, 7, color.stroke_width(2))),
+                )?
+                .label(format!("{name} [{krate}]"))
+                .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 6, color.stroke_width(2)));
+        } else {
+            chart
+                .draw_series(
+                    points
+                        .into_iter()
+                        .map(|p| Circle::new(p, 5, color.filled())),
+                )?
+                .label(name.to_string())
+                .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
+        }
+    }
+    // The counting Bloom filter sits far right at high rates; when the axis
+    // reaches out to it, the legend goes in the empty space between the
+    // steep curves on the left and that point, not on top of it.
+    let legend = if x_max > 45.0 {
+        let (left, _) = chart.backend_coord(&(0.0, 0.5));
+        let (at, _) = chart.backend_coord(&(19.0, 0.5));
+        SeriesLabelPosition::Coordinate(at - left, 10)
+    } else {
+        SeriesLabelPosition::UpperRight
+    };
+    chart
+        .configure_series_labels()
+        .position(legend)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+type Metric = fn(&Row) -> Option<f64>;
+
+/// Horizontal bars, one panel per size, one or two bars per row.
+fn bar_chart(
+    path: &Path,
+    title: &str,
+    rows: &[Row],
+    series: &[(&str, RGBColor, Metric)],
+) -> DrawResult {
+    let mut sizes: Vec<usize> = rows.iter().map(|r| r.n).collect();
+    sizes.dedup();
+    let per_size = rows.iter().filter(|r| r.n == sizes[0]).count().max(1);
+    let panel_height = 70 + 26 * per_size as u32;
+    let root =
+        SVGBackend::new(path, (1100, 50 + panel_height * sizes.len() as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (header, body) = root.split_vertically(50);
+    header.draw(&Text::new(
+        format!("{title}; [crate] marks a peer"),
+        (20, 15),
+        (FONT, 22),
+    ))?;
+    for ((name, color, _), x) in series.iter().zip((700..).step_by(200)) {
+        header.draw(&Rectangle::new([(x, 20), (x + 16, 34)], color.filled()))?;
+        header.draw(&Text::new(name.to_string(), (x + 22, 20), (FONT, 15)))?;
+    }
+    let panels = body.split_evenly((sizes.len(), 1));
+    for (panel, &n) in panels.iter().zip(&sizes) {
+        let panel_rows: Vec<&Row> = rows.iter().filter(|r| r.n == n).collect();
+        bar_panel(&root, panel, n, &panel_rows, series)?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+fn bar_panel(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    panel: &DrawingArea<SVGBackend<'_>, Shift>,
+    n: usize,
+    rows: &[&Row],
+    series: &[(&str, RGBColor, Metric)],
+) -> DrawResult {
+    let max = rows
+        .iter()
+        .flat_map(|r| series.iter().filter_map(move |(_, _, m)| m(r)))
+        .filter(|v| v.is_finite())
+        .fold(1.0f64, f64::max);
+    let height = rows.len() as f64;
+    let mut chart = ChartBuilder::on(panel)
+        .caption(format!("{} keys", count(n)), (FONT, 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(300)
+        .build_cartesian_2d(0f64..max * 1.12, 0f64..height)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc("ns per key")
+        .draw()?;
+    let lane = 0.8 / series.len() as f64;
+    for (i, r) in rows.iter().enumerate() {
+        // First row at the top.
+        let y0 = height - 1.0 - i as f64 + 0.1;
+        for (j, (_, color, metric)) in series.iter().enumerate() {
+            let Some(v) = metric(r).filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let (a, b) = (
+                y0 + lane * (series.len() - 1 - j) as f64,
+                y0 + lane * (series.len() - j) as f64,
+            );
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(0.0, a), (v, b)],
+                color.filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("{v:.1}"),
+                (v, (a + b) / 2.0),
+                TextStyle::from((FONT, 11)).pos(Pos::new(HPos::Left, VPos::Center)),
+            )))?;
+        }
+        let (px, py) = chart.backend_coord(&(0.0, y0 + 0.4));
+        let style =
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+        let style = if r.entry.peer {
+            style.color(&RGBColor(90, 90, 90))
+        } else {
+            style
+        };
+        root.draw(&Text::new(r.label(), (px - 8, py), style))?;
+    }
+    Ok(())
+}

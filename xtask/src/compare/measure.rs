@@ -1,0 +1,277 @@
+//! The measurement harness: one build, member and non-member lookups, and
+//! removes, for one filter at one size and target.
+//!
+//! Each pass yields two kinds of result, kept apart on purpose:
+//! - [`Accuracy`] (space, false positives, false negatives, retries): a pure
+//!   function of the seed and the filter's code, reproducible bit for bit;
+//! - [`Timing`]: nanoseconds per key, from this machine and this run.
+//!
+//! The lookup loops count hits. The count is what the accuracy half reports
+//! (so a broken filter cannot post a fast number without also posting false
+//! negatives), and using it keeps the optimizer from deleting the loop.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use super::Result;
+use super::subject::{Family, Subject, Target};
+use super::workload::Workload;
+
+/// A filter type as the registry lists it: its labels and its monomorphized
+/// measurement function.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub(crate) name: &'static str,
+    pub(crate) krate: &'static str,
+    pub(crate) family: Family,
+    pub(crate) peer: bool,
+    pub(crate) hasher: &'static str,
+    pub(crate) dynamic: bool,
+    pub(crate) remove: bool,
+    pub(crate) sized: bool,
+    pub(crate) deterministic: bool,
+    pub(crate) measure: fn(&Workload, Target) -> Result<Sample>,
+}
+
+/// The registry entry of `S`.
+pub(crate) fn entry<S: Subject>() -> Entry {
+    Entry {
+        name: S::NAME,
+        krate: S::CRATE,
+        family: S::FAMILY,
+        peer: S::PEER,
+        hasher: S::HASHER,
+        dynamic: S::DYNAMIC,
+        remove: S::REMOVE,
+        sized: S::SIZED,
+        deterministic: S::DETERMINISTIC,
+        measure: sample::<S>,
+    }
+}
+
+/// The deterministic half of a measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Accuracy {
+    pub(crate) params: String,
+    pub(crate) memory_bytes: usize,
+    pub(crate) expected_fpr: f64,
+    pub(crate) queries: usize,
+    pub(crate) false_positives: usize,
+    pub(crate) false_negatives: usize,
+    pub(crate) retries: Option<u32>,
+    /// Members whose `remove` returned false (must be 0), for filters with remove.
+    pub(crate) failed_removes: Option<usize>,
+}
+
+/// The timed half of a measurement, in nanoseconds per key.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Timing {
+    pub(crate) build_ns: f64,
+    pub(crate) hit_ns: f64,
+    pub(crate) miss_ns: f64,
+    pub(crate) remove_ns: Option<f64>,
+}
+
+/// One repetition of one row: its accuracy, its build time and the
+/// nanoseconds per key of every timed batch.
+#[derive(Clone, Debug)]
+pub(crate) struct Sample {
+    pub(crate) accuracy: Accuracy,
+    build_ns: f64,
+    hit_batches: Vec<f64>,
+    miss_batches: Vec<f64>,
+    remove_batches: Vec<f64>,
+}
+
+fn per_key(elapsed: Duration, keys: usize) -> f64 {
+    elapsed.as_nanos() as f64 / keys.max(1) as f64
+}
+
+/// Keys per timed batch: long enough (~10–500 µs) that the clock's cost
+/// (~25 ns) is noise, short enough that most batches run without being
+/// preempted, and many batches even at the smallest size.
+const BATCH: usize = 1 << 13;
+
+/// The quantile of the batch timings a row reports: the lower quartile.
+///
+/// On a shared machine a batch that loses the CPU, or shares the memory bus
+/// or last-level cache with another process, takes longer, never shorter;
+/// each batch is 8192 random queries, so undisturbed batches of one filter
+/// agree closely. The lower quartile is therefore the undisturbed rate as
+/// long as a quarter of the batches run undisturbed, where a mean or median
+/// would report the neighbours. On a quiet machine all three agree.
+const BATCH_QUANTILE: f64 = 0.25;
+
+/// Runs `op` over `keys` in timed batches; returns the sum of its results
+/// and each batch's nanoseconds per key.
+#[inline(always)]
+fn batched(keys: &[u64], mut op: impl FnMut(&[u64]) -> usize) -> (usize, Vec<f64>) {
+    let mut total = 0;
+    let mut rates = Vec::with_capacity(keys.len() / BATCH + 1);
+    for batch in keys.chunks(BATCH) {
+        let start = Instant::now();
+        total += op(batch);
+        rates.push(per_key(start.elapsed(), batch.len()));
+    }
+    (total, rates)
+}
+
+/// Counts the keys `filter` reports present.
+#[inline(never)]
+fn count_hits<S: Subject>(filter: &S, keys: &[u64]) -> usize {
+    let filter = black_box(filter);
+    keys.iter().map(|&k| usize::from(filter.contains(k))).sum()
+}
+
+/// Removes every key once; returns how many removes reported success.
+#[inline(never)]
+fn remove_all<S: Subject>(filter: &mut S, keys: &[u64]) -> usize {
+    let filter = black_box(filter);
+    keys.iter().map(|&k| usize::from(filter.remove(k))).sum()
+}
+
+#[inline(never)]
+fn build<S: Subject>(keys: &[u64], target: Target) -> Result<S> {
+    S::build(black_box(keys), target)
+}
+
+/// Builds `S` from the workload's members and measures it.
+pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<Sample> {
+    let (members, queries) = (&workload.members, &workload.non_members);
+    let start = Instant::now();
+    let mut filter: S = build(members, target)?;
+    let build_time = start.elapsed();
+
+    let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
+    let (false_positives, miss_batches) = batched(queries, |keys| count_hits(&filter, keys));
+
+    let mut accuracy = Accuracy {
+        params: filter.params(),
+        memory_bytes: filter.memory_bytes(),
+        expected_fpr: filter.expected_fpr(members.len()),
+        queries: queries.len(),
+        false_positives,
+        false_negatives: members.len() - hits,
+        retries: filter.retries(),
+        failed_removes: None,
+    };
+    let mut remove_batches = Vec::new();
+    if S::REMOVE {
+        let (removed, batches) = batched(members, |keys| remove_all(&mut filter, keys));
+        remove_batches = batches;
+        accuracy.failed_removes = Some(members.len() - removed);
+    }
+    Ok(Sample {
+        accuracy,
+        build_ns: per_key(build_time, members.len()),
+        hit_batches,
+        miss_batches,
+        remove_batches,
+    })
+}
+
+/// The `q`-quantile of `values` (nearest rank), NaN when there are none.
+pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        len => values[((len - 1) as f64 * q).round() as usize],
+    }
+}
+
+/// Folds the repetitions of one row: the accuracy of the first (checked
+/// identical across repetitions for deterministic filters; the worst false
+/// negative count otherwise), the lower quartile of the lookup and remove
+/// batches of all repetitions, and the fastest build (a build is one timed
+/// span, and on a shared machine noise only ever adds to it).
+pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timing)> {
+    let first = samples.first().ok_or("no samples")?;
+    let mut accuracy = first.accuracy.clone();
+    for s in &samples[1..] {
+        if entry.deterministic && s.accuracy != first.accuracy {
+            return Err(format!(
+                "{} ({}) is not deterministic: repetition gave {:?}, first gave {:?}",
+                entry.name, entry.krate, s.accuracy, first.accuracy
+            )
+            .into());
+        }
+        accuracy.false_negatives = accuracy.false_negatives.max(s.accuracy.false_negatives);
+    }
+    let pool = |batches: fn(&Sample) -> &Vec<f64>| -> f64 {
+        let mut all: Vec<f64> = samples
+            .iter()
+            .flat_map(|s| batches(s).iter().copied())
+            .collect();
+        quantile(&mut all, BATCH_QUANTILE)
+    };
+    let timing = Timing {
+        build_ns: samples
+            .iter()
+            .map(|s| s.build_ns)
+            .fold(f64::INFINITY, f64::min),
+        hit_ns: pool(|s| &s.hit_batches),
+        miss_ns: pool(|s| &s.miss_batches),
+        remove_ns: entry.remove.then(|| pool(|s| &s.remove_batches)),
+    };
+    Ok((accuracy, timing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::subject::Family;
+    use std::collections::HashSet;
+
+    /// An exact set that forgets every tenth key it is given: a filter
+    /// with false negatives, which the harness must count.
+    struct Forgetful(HashSet<u64>);
+
+    impl Subject for Forgetful {
+        const NAME: &'static str = "Forgetful";
+        const CRATE: &'static str = "test";
+        const FAMILY: Family = Family::Bloom;
+        const PEER: bool = false;
+        const HASHER: &'static str = "none";
+        const DYNAMIC: bool = true;
+        const REMOVE: bool = true;
+        const SIZED: bool = false;
+
+        fn build(keys: &[u64], _: Target) -> Result<Self> {
+            let kept = keys.iter().enumerate().filter(|(i, _)| i % 10 != 0);
+            Ok(Forgetful(kept.map(|(_, &k)| k).collect()))
+        }
+        fn contains(&self, key: u64) -> bool {
+            self.0.contains(&key)
+        }
+        fn remove(&mut self, key: u64) -> bool {
+            self.0.remove(&key)
+        }
+        fn memory_bytes(&self) -> usize {
+            self.0.len() * 8
+        }
+        fn params(&self) -> String {
+            String::new()
+        }
+        fn expected_fpr(&self, _: usize) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn false_negatives_and_failed_removes_are_counted() {
+        let workload = Workload::new(5, 10_000);
+        let s = sample::<Forgetful>(&workload, Target::Fixed).unwrap();
+        assert_eq!(s.accuracy.false_negatives, 1_000);
+        assert_eq!(s.accuracy.failed_removes, Some(1_000));
+        assert_eq!(s.accuracy.false_positives, 0);
+        assert_eq!(s.accuracy.queries, crate::compare::workload::MIN_QUERIES);
+    }
+
+    #[test]
+    fn quantiles() {
+        assert_eq!(quantile(&mut [3.0, 1.0, 2.0], 0.5), 2.0);
+        assert_eq!(quantile(&mut [5.0, 4.0, 1.0, 3.0, 2.0], 0.25), 2.0);
+        assert_eq!(quantile(&mut [7.0], 0.25), 7.0);
+        assert!(quantile(&mut [], 0.25).is_nan());
+    }
+}

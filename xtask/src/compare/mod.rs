@@ -1,0 +1,203 @@
+//! `cargo xtask compare`: every filter of the workspace and its peer crates,
+//! built from the same seeded keys, measured side by side on this machine.
+//!
+//! For each size, every row (a filter at one target rate) is built, queried
+//! with all members and with at least a million non-members, and, where the
+//! filter supports it, emptied by removes. Rows are measured round-robin, one
+//! repetition of every row before the next repetition of any, so a noisy
+//! neighbour slows all rows alike; the report gives the lower quartile of the
+//! timed batches (see `measure`).
+//!
+//! Timings come from optimized code only: the `cargo xtask` alias builds this
+//! binary with `--release`, and a debug build refuses to run.
+//!
+//! The run writes its report even when a filter gives a false negative (so
+//! the culprit is on record) and then fails with a non-zero exit status.
+
+mod advice;
+mod charts;
+mod machine;
+mod measure;
+mod options;
+mod ours;
+mod peers;
+mod report;
+mod row;
+mod subject;
+mod theory;
+mod workload;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use measure::Entry;
+use options::Options;
+use row::Row;
+use subject::Target;
+use workload::Workload;
+
+pub(crate) type Error = Box<dyn std::error::Error>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let workspace = workspace_root();
+    let Some(options) = Options::parse(args, &workspace)? else {
+        return Ok(());
+    };
+    if cfg!(debug_assertions) {
+        return Err(
+            "refusing to measure a debug build: its timings mean nothing. \
+                    Run `cargo xtask compare` (the alias builds with --release)."
+                .into(),
+        );
+    }
+    let entries: Vec<Entry> = ours::entries()
+        .into_iter()
+        .chain(peers::entries())
+        .filter(|e| options.selects(e.name, e.krate))
+        .collect();
+    if entries.is_empty() {
+        let known: Vec<String> = ours::entries()
+            .iter()
+            .chain(&peers::entries())
+            .map(|e| format!("{} ({})", e.name, e.krate))
+            .collect();
+        return Err(format!(
+            "--filters matched no filter; known filters: {}",
+            known.join(", ")
+        )
+        .into());
+    }
+
+    let machine = machine::Machine::detect(&workspace);
+    let started = Instant::now();
+    let rows = measure_all(&options, &entries)?;
+    let elapsed = started.elapsed();
+
+    std::fs::create_dir_all(&options.out)
+        .map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
+    let written = report::write(&options, &machine, &rows, elapsed)?;
+    let charts = charts::write(&options.out, &rows)?;
+    for path in written.iter().chain(&charts) {
+        eprintln!("wrote {}", path.display());
+    }
+    eprintln!("measured {} rows in {}", rows.len(), duration(elapsed));
+
+    let broken: Vec<String> = rows
+        .iter()
+        .filter(|r| r.accuracy.false_negatives > 0 || r.accuracy.failed_removes.unwrap_or(0) > 0)
+        .map(|r| {
+            format!(
+                "{} at n = {}: {} false negatives, {} failed removes",
+                r.label(),
+                r.n,
+                r.accuracy.false_negatives,
+                r.accuracy.failed_removes.unwrap_or(0)
+            )
+        })
+        .collect();
+    if !broken.is_empty() {
+        return Err(format!(
+            "FALSE NEGATIVES or failed removes (a filter said \"absent\" for an inserted key, \
+             or could not remove one); the report above records them:\n  {}",
+            broken.join("\n  ")
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The rows of one size: each entry once if fixed-rate, once per target if sized.
+fn rows_of(options: &Options, entries: &[Entry]) -> Vec<(Entry, Target)> {
+    let mut rows: Vec<(Entry, Target)> = Vec::new();
+    for e in entries {
+        if e.sized {
+            rows.extend(options.fprs.iter().map(|&p| (*e, Target::Rate(p))));
+        } else {
+            rows.push((*e, Target::Fixed));
+        }
+    }
+    rows
+}
+
+fn measure_all(options: &Options, entries: &[Entry]) -> Result<Vec<Row>> {
+    let plan = rows_of(options, entries);
+    // Work is roughly proportional to keys touched; weight each row by n so
+    // the ETA does not trust the fast small sizes.
+    let total: u64 = options
+        .sizes
+        .iter()
+        .map(|&n| (n * options.reps_for(n) * plan.len()) as u64)
+        .sum();
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {percent:>3}% ETA {eta_precise} {msg}",
+        )
+        .map_err(|e| format!("progress template: {e}"))?
+        .progress_chars("=> "),
+    );
+    let mut rows = Vec::new();
+    for &n in &options.sizes {
+        bar.set_message(format!("n = {}: generating keys", row::count(n)));
+        let workload = Workload::new(options.seed, n);
+        let reps = options.reps_for(n);
+        let mut samples: Vec<Vec<measure::Sample>> = vec![Vec::new(); plan.len()];
+        for rep in 0..reps {
+            for (i, (entry, target)) in plan.iter().enumerate() {
+                bar.set_message(format!(
+                    "n = {}, rep {}/{reps}: {} ({})",
+                    row::count(n),
+                    rep + 1,
+                    entry.name,
+                    entry.krate
+                ));
+                let sample = (entry.measure)(&workload, *target)
+                    .map_err(|e| format!("{} ({}) at n = {n}: {e}", entry.name, entry.krate))?;
+                samples[i].push(sample);
+                bar.inc(n as u64);
+            }
+        }
+        for ((entry, target), samples) in plan.iter().zip(&samples) {
+            let (accuracy, timing) = measure::fold(entry, samples)?;
+            rows.push(Row {
+                entry: *entry,
+                n,
+                target: *target,
+                accuracy,
+                timing,
+            });
+        }
+        if bar.is_hidden() {
+            eprintln!("n = {}: {} rows measured", row::count(n), plan.len());
+        }
+    }
+    bar.finish_and_clear();
+    rows.sort_by(|a, b| {
+        (a.n, a.entry.family, a.entry.peer)
+            .cmp(&(b.n, b.entry.family, b.entry.peer))
+            .then(
+                b.target_fpr()
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.target_fpr().unwrap_or(0.0)),
+            )
+    });
+    Ok(rows)
+}
+
+/// The workspace root: this crate's parent directory.
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map_or(manifest.clone(), PathBuf::from)
+}
+
+/// `2 min 05 s` or `41.3 s`.
+pub(crate) fn duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 {
+        format!("{} min {:02} s", (s / 60.0) as u64, (s % 60.0) as u64)
+    } else {
+        format!("{s:.1} s")
+    }
+}

@@ -1,0 +1,119 @@
+//! One line of the report: a filter at one size and target, with its
+//! deterministic accuracy and its timings, and the figures derived from them.
+
+use super::measure::{Accuracy, Entry, Timing};
+use super::subject::Target;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Row {
+    pub(crate) entry: Entry,
+    pub(crate) n: usize,
+    pub(crate) target: Target,
+    pub(crate) accuracy: Accuracy,
+    pub(crate) timing: Timing,
+}
+
+impl Row {
+    pub(crate) fn bits_per_key(&self) -> f64 {
+        self.accuracy.memory_bytes as f64 * 8.0 / self.n as f64
+    }
+
+    pub(crate) fn measured_fpr(&self) -> f64 {
+        self.accuracy.false_positives as f64 / self.accuracy.queries as f64
+    }
+
+    pub(crate) fn target_fpr(&self) -> Option<f64> {
+        match self.target {
+            Target::Rate(p) => Some(p),
+            Target::Fixed => None,
+        }
+    }
+
+    /// The rate the lower bound is taken at: the measured one, or the
+    /// expected one when no false positive was seen (log2(1/0) is no bound).
+    pub(crate) fn bound_fpr(&self) -> f64 {
+        if self.accuracy.false_positives > 0 {
+            self.measured_fpr()
+        } else {
+            self.accuracy.expected_fpr
+        }
+    }
+
+    /// log2(1/FPR): no filter with this rate can use fewer bits per key.
+    pub(crate) fn lower_bound(&self) -> f64 {
+        -self.bound_fpr().log2()
+    }
+
+    /// Space above the lower bound, in percent.
+    pub(crate) fn overhead_pct(&self) -> f64 {
+        (self.bits_per_key() / self.lower_bound() - 1.0) * 100.0
+    }
+
+    /// `Filter (crate)`, with the target rate for sized filters.
+    pub(crate) fn label(&self) -> String {
+        let who = if self.entry.peer {
+            format!("{} [{}]", self.entry.name, self.entry.krate)
+        } else {
+            self.entry.name.to_string()
+        };
+        match self.target {
+            Target::Rate(p) => format!("{who} @{}", pct(p)),
+            Target::Fixed => who,
+        }
+    }
+
+    /// Mean of member and non-member lookups: what a workload with half
+    /// hits pays per query.
+    pub(crate) fn lookup_ns(&self) -> f64 {
+        (self.timing.hit_ns + self.timing.miss_ns) / 2.0
+    }
+}
+
+/// A rate as a percentage with as many digits as it needs: `1 %`, `0.1 %`,
+/// `0.0015 %`.
+pub(crate) fn pct(p: f64) -> String {
+    let v = p * 100.0;
+    let digits = if v >= 1.0 {
+        if v.fract() == 0.0 { 0 } else { 2 }
+    } else {
+        // Three significant digits below 1 %.
+        (2 - v.log10().floor() as i32).clamp(1, 8) as usize
+    };
+    let s = format!("{v:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s} %")
+}
+
+/// A key count as people say it: `100k`, `1M`, `10M`, `2.5M`.
+pub(crate) fn count(n: usize) -> String {
+    if n >= 1_000_000 && n % 100_000 == 0 {
+        let m = n as f64 / 1e6;
+        format!("{m}M")
+    } else if n >= 1_000 && n % 100 == 0 {
+        let k = n as f64 / 1e3;
+        format!("{k}k")
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(pct(0.01), "1 %");
+        assert_eq!(pct(0.001), "0.1 %");
+        assert_eq!(pct(0.00390625), "0.391 %");
+        assert_eq!(pct(1.0 / 65536.0), "0.00153 %");
+        assert_eq!(count(100_000), "100k");
+        assert_eq!(count(10_000_000), "10M");
+        assert_eq!(count(2_500_000), "2.5M");
+        assert_eq!(count(1234), "1234");
+    }
+}

@@ -1,0 +1,83 @@
+//! The one small trait a filter implements to appear in the report.
+//!
+//! Adding a filter is one adapter: a type implementing [`Subject`] and one
+//! line in the registry (`ours::entries` or `peers::entries`). The harness is
+//! generic over the trait, so each filter's timing loop is monomorphized and
+//! inlined: no virtual call sits between the clock and the filter.
+
+use super::Result;
+
+/// The rate a row is built for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Target {
+    /// A filter sized for this false-positive rate (`with_fpr` and friends).
+    Rate(f64),
+    /// A filter whose rate follows from its layout (Xor8: 2^-8).
+    Fixed,
+}
+
+/// The kind of filter a row is, for ordering the report and pairing each of
+/// our filters with its closest peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Family {
+    Bloom,
+    BlockedBloom,
+    CountingBloom,
+    Cuckoo,
+    Xor8,
+    Xor16,
+    BinaryFuse8,
+    BinaryFuse16,
+}
+
+/// A filter under measurement, driven with `u64` keys.
+///
+/// Every method takes the raw key; the adapter hashes it with
+/// [`Cheap64`](super::workload::Cheap64) (or hands it to a filter that
+/// accepts that hasher), so every row pays the same hashing cost.
+pub(crate) trait Subject: Sized {
+    /// The type's name, e.g. `BloomFilter`.
+    const NAME: &'static str;
+    /// The crate it comes from, with the version for peers.
+    const CRATE: &'static str;
+    /// Which kind of filter it is.
+    const FAMILY: Family;
+    /// A peer crate, measured for comparison.
+    const PEER: bool;
+    /// How keys are hashed, as the report states it.
+    const HASHER: &'static str;
+    /// Built by inserting keys one by one (dynamic) rather than from the
+    /// whole key set at once (static).
+    const DYNAMIC: bool;
+    /// Supports `remove`.
+    const REMOVE: bool;
+    /// Sized by a target rate (one row per requested rate) or fixed.
+    const SIZED: bool;
+    /// The built table depends only on the keys (no thread-local RNG), so
+    /// its space and FPR are reproducible from the seed.
+    const DETERMINISTIC: bool = true;
+
+    /// Builds the filter holding all `keys` (distinct).
+    fn build(keys: &[u64], target: Target) -> Result<Self>;
+    /// Membership query.
+    fn contains(&self, key: u64) -> bool;
+    /// Removes one copy of `key`; only called when [`Self::REMOVE`].
+    fn remove(&mut self, _key: u64) -> bool {
+        false
+    }
+    /// Bytes of the filter's tables.
+    fn memory_bytes(&self) -> usize;
+    /// The parameters the filter chose (hash count, fingerprint bits, ...).
+    fn params(&self) -> String;
+    /// The false-positive rate theory predicts for this table holding `n` keys.
+    fn expected_fpr(&self, n: usize) -> f64;
+    /// Construction attempts beyond the first (static filters), when known.
+    fn retries(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// Fails the build with a message naming the filter.
+pub(crate) fn build_error(name: &str, error: impl std::fmt::Display) -> super::Error {
+    format!("{name}: construction failed: {error}").into()
+}
