@@ -1,0 +1,147 @@
+//! The public surface of `shared/DESIGN.md`, written as the design writes it:
+//! no type annotations, every filter, every promised name. If a rename or a
+//! signature change breaks code written against the contract, this file stops
+//! compiling.
+//!
+//! It lives in `benches` because that is the one member (with `xtask`) that
+//! sees every filter crate.
+
+use bloom::{BlockedBloomFilter, BloomFilter};
+use counting_bloom::CountingBloomFilter;
+use cuckoo::{CuckooFilter, Error, Filter, Insert, Remove};
+use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
+
+/// Generic code over any dynamic filter with `str` keys.
+fn insert_and_find<F: Insert<str>>(filter: &mut F) -> Result<(), Error> {
+    filter.insert("https://example.com/")?;
+    assert!(filter.contains("https://example.com/"));
+    assert!(filter.memory_bytes() > 0);
+    Ok(())
+}
+
+/// Generic code over any filter, static ones included.
+fn holds_all<F: Filter<u64>>(filter: &F, keys: &[u64]) -> bool {
+    keys.iter().all(|k| filter.contains(k))
+}
+
+/// Generic code over any filter with removal.
+fn insert_and_remove<F: Remove<u64>>(filter: &mut F) -> Result<(), Error> {
+    filter.insert(&7)?;
+    assert!(filter.remove(&7));
+    Ok(())
+}
+
+#[test]
+fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
+    let mut classic = BloomFilter::with_fpr(1000, 0.01)?;
+    let mut blocked = BlockedBloomFilter::with_fpr(1000, 0.01)?;
+    let mut counting = CountingBloomFilter::with_fpr(1000, 0.01)?;
+    let mut cuckoo = CuckooFilter::with_fpr(1000, 0.01)?;
+    insert_and_find(&mut classic)?;
+    insert_and_find(&mut blocked)?;
+    insert_and_find(&mut counting)?;
+    insert_and_find(&mut cuckoo)?;
+    insert_and_remove(&mut counting)?;
+    insert_and_remove(&mut cuckoo)?;
+    assert!(counting.count("https://example.com/") >= 1);
+
+    let classic_copy = BloomFilter::from_bytes(&classic.to_bytes())?;
+    let blocked_copy = BlockedBloomFilter::from_bytes(&blocked.to_bytes())?;
+    let counting_copy = CountingBloomFilter::from_bytes(&counting.to_bytes())?;
+    let cuckoo_copy = CuckooFilter::from_bytes(&cuckoo.to_bytes())?;
+    assert!(classic_copy.contains("https://example.com/"));
+    assert!(blocked_copy.contains("https://example.com/"));
+    assert!(counting_copy.contains("https://example.com/"));
+    assert!(cuckoo_copy.contains("https://example.com/"));
+
+    classic.union(&classic_copy)?;
+    blocked.union(&blocked_copy)?;
+    let smaller = BloomFilter::with_fpr(10, 0.01)?;
+    assert!(matches!(
+        classic.union(&smaller),
+        Err(Error::Incompatible { .. })
+    ));
+    Ok(())
+}
+
+#[test]
+fn static_filters_meet_the_contract() -> Result<(), Error> {
+    let numbers: Vec<u64> = (0..1000).collect();
+    let words = ["alpha", "beta", "gamma"];
+    let strings: Vec<String> = words.iter().map(|&w| String::from(w)).collect();
+
+    let xor8 = Xor8::from_keys(&numbers)?;
+    let xor16 = Xor16::from_keys(&words)?;
+    let fuse8 = BinaryFuse8::from_keys(&strings)?;
+    let fuse16 = BinaryFuse16::from_keys(&numbers)?;
+    assert!(holds_all(&xor8, &numbers) && holds_all(&fuse16, &numbers));
+    assert!(xor16.contains("beta") && fuse8.contains("gamma"));
+
+    assert!(Xor8::from_bytes(&xor8.to_bytes())?.contains(&999u64));
+    assert!(Xor16::from_bytes(&xor16.to_bytes())?.contains("alpha"));
+    assert!(BinaryFuse8::from_bytes(&fuse8.to_bytes())?.contains("alpha"));
+    assert!(BinaryFuse16::from_bytes(&fuse16.to_bytes())?.contains(&0u64));
+    assert!(xor8.memory_bytes() > 0);
+    Ok(())
+}
+
+#[test]
+fn every_sized_constructor_rejects_bad_rates_and_sizes() {
+    for fpr in [
+        0.0,
+        1.0,
+        -0.5,
+        1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        assert!(BloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");
+        assert!(BlockedBloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");
+        assert!(CountingBloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");
+        assert!(CuckooFilter::with_fpr(10, fpr).is_err(), "{fpr}");
+    }
+    for items in [usize::MAX, usize::MAX / 2, 1 << 50] {
+        assert!(BloomFilter::with_fpr(items, 0.01).is_err(), "{items}");
+        assert!(
+            BlockedBloomFilter::with_fpr(items, 0.01).is_err(),
+            "{items}"
+        );
+        assert!(
+            CountingBloomFilter::with_fpr(items, 0.01).is_err(),
+            "{items}"
+        );
+        assert!(CuckooFilter::with_fpr(items, 0.01).is_err(), "{items}");
+    }
+    let err = BloomFilter::with_fpr(10, 1.5).map(|_| ()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "fpr must be in the open interval (0, 1), got 1.5"
+    );
+}
+
+#[test]
+fn every_filter_refuses_another_kinds_bytes() -> Result<(), Error> {
+    let bloom_bytes = BloomFilter::with_fpr(100, 0.01)?.to_bytes();
+    assert!(matches!(
+        BlockedBloomFilter::from_bytes(&bloom_bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    assert!(matches!(
+        CountingBloomFilter::from_bytes(&bloom_bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    assert!(matches!(
+        CuckooFilter::from_bytes(&bloom_bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    assert!(matches!(
+        Xor8::from_bytes(&bloom_bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    assert!(matches!(
+        BinaryFuse16::from_bytes(&bloom_bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    Ok(())
+}
