@@ -4,7 +4,7 @@
 //! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
 //! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64.
 //! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
-//! a u64 array of 8·blocks lane words, block by block.
+//! a u32 array of 8·blocks lane words, block by block.
 //!
 //! Every parameter is checked against its range and against the array length
 //! before the table is allocated, and the padding bits past `bits` must be
@@ -16,7 +16,7 @@ use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::sizing::MAX_BITS;
 use filter_core::{Error, HasherProbe};
 
-use crate::block::{BLOCK_HASHES, Block};
+use crate::block::{BLOCK_HASHES, Block, LANES};
 use crate::blocked::MAX_BLOCKS;
 use crate::classic::MAX_HASHES;
 use crate::{BlockedBloomFilter, BloomFilter};
@@ -97,8 +97,8 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         );
         w.u64(self.blocks() as u64);
         w.u32(self.hashes());
-        let lanes: Vec<u64> = self.block_slice().iter().flat_map(|b| b.0).collect();
-        w.u64_array(&lanes);
+        let lanes: Vec<u32> = self.block_slice().iter().flat_map(|b| b.0).collect();
+        w.u32_array(&lanes);
         w.finish()
     }
 
@@ -122,20 +122,20 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
                 "hashes is {hashes}, the blocked layout has {BLOCK_HASHES}"
             )));
         }
-        let lanes = r.u64_array("blocks")?;
+        let lanes = r.u32_array("blocks")?;
         r.finish()?;
-        if lanes.len() as u64 != blocks * 8 {
+        if lanes.len() as u64 != blocks * LANES as u64 {
             return Err(Error::corrupt(format_args!(
                 "block array has {} lanes, {blocks} blocks need {}",
                 lanes.len(),
-                blocks * 8
+                blocks * LANES as u64
             )));
         }
         let count = usize::try_from(blocks).map_err(|_| {
             Error::corrupt(format_args!("{blocks} blocks are not addressable here"))
         })?;
         let mut table: Vec<Block> = filter_core::memory::zeroed_vec(count, "blocks")?;
-        for (block, chunk) in table.iter_mut().zip(lanes.chunks_exact(8)) {
+        for (block, chunk) in table.iter_mut().zip(lanes.chunks_exact(LANES)) {
             block.0.copy_from_slice(chunk);
         }
         Ok(BlockedBloomFilter::from_parts(table, hasher))

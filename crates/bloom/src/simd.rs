@@ -1,18 +1,20 @@
 //! The block probe in AVX2, chosen at run time where the CPU has it.
 //!
 //! Why `unsafe` here and nowhere else: without AVX2, x86-64 has no
-//! per-lane variable shift, so the portable probe builds its eight lane masks
-//! with eight scalar shifts and moves them into vector registers one by one;
-//! measured at 1M keys that made a lookup about 4× slower than a split-block
-//! filter written with AVX2 (~80 instructions against ~20, and a lookup whose
-//! cache miss overlaps with others is bound by instructions, not memory).
-//! AVX2's `vpsllvq` builds four masks in one instruction. Calling a function
-//! compiled for AVX2 is only sound on a CPU that has it, which the caller
-//! checks once, when the filter is built ([`Kernel::detect`]).
+//! per-lane variable shift (nor a 32-bit lane multiply before SSE4.1), so
+//! the portable probe builds its eight lane masks with eight scalar
+//! multiplies and shifts and moves them into vector registers one by one; a
+//! lookup whose cache miss overlaps with others is bound by instructions,
+//! not memory, and that measured several times slower. AVX2 builds all eight
+//! masks with one `vpmulld`, one `vpsrld` and one `vpsllvd`, and tests the
+//! block with one `vptest`. Calling a function compiled for AVX2 is only
+//! sound on a CPU that has it, which the caller checks once, when the filter
+//! is built ([`Kernel::detect`]).
 //!
 //! The AVX2 path computes exactly the same bits as the portable one
-//! ([`Probe`](crate::block::Probe)), so a filter saved on one machine answers
-//! identically on another; a test checks the two agree.
+//! ([`Probe`](crate::block::Probe), [`masks`](crate::block::masks)), so a
+//! filter saved on one machine answers identically on another; a test checks
+//! the two agree.
 
 #![allow(unsafe_code)]
 
@@ -49,33 +51,39 @@ pub(crate) mod avx2 {
     #![allow(unused_unsafe)]
 
     use std::arch::x86_64::{
-        __m256i, _mm256_load_si256, _mm256_or_si256, _mm256_set_epi64x, _mm256_set1_epi64x,
-        _mm256_sllv_epi64, _mm256_srli_epi64, _mm256_store_si256, _mm256_testc_si256,
+        __m256i, _mm256_load_si256, _mm256_mullo_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setr_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_store_si256,
+        _mm256_testc_si256,
     };
 
-    use crate::block::{Block, Probe};
+    use crate::block::{Block, Probe, SALT};
 
-    /// The eight lane masks of lane-bit word `g`, as two 4-lane vectors:
-    /// lane i gets bit `(g >> (16 + 6i)) & 63`, as in the portable probe.
+    /// The eight lane masks of lane word `lanes`, as one vector: lane i gets
+    /// bit `(lanes · SALT[i]) >> 27`, as in the portable probe.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn masks(g: u64) -> (__m256i, __m256i) {
+    unsafe fn masks(lanes: u32) -> __m256i {
+        // The intrinsics take i32; these are bit-for-bit reinterpretations.
+        let bits = |x: u32| i32::from_ne_bytes(x.to_ne_bytes());
         // SAFETY: register-only intrinsics; the caller guarantees AVX2.
         unsafe {
-            // A bit-for-bit reinterpretation: the intrinsic takes i64.
-            let g = _mm256_set1_epi64x(i64::from_ne_bytes(g.to_ne_bytes()));
-            // Shifting lane i's six-bit field to the top and back down by 58
-            // isolates it without a mask constant.
-            let low =
-                _mm256_srli_epi64::<58>(_mm256_sllv_epi64(g, _mm256_set_epi64x(24, 30, 36, 42)));
-            let high =
-                _mm256_srli_epi64::<58>(_mm256_sllv_epi64(g, _mm256_set_epi64x(0, 6, 12, 18)));
-            let one = _mm256_set1_epi64x(1);
-            (_mm256_sllv_epi64(one, low), _mm256_sllv_epi64(one, high))
+            let salt = _mm256_setr_epi32(
+                bits(SALT[0]),
+                bits(SALT[1]),
+                bits(SALT[2]),
+                bits(SALT[3]),
+                bits(SALT[4]),
+                bits(SALT[5]),
+                bits(SALT[6]),
+                bits(SALT[7]),
+            );
+            let index =
+                _mm256_srli_epi32::<27>(_mm256_mullo_epi32(_mm256_set1_epi32(bits(lanes)), salt));
+            _mm256_sllv_epi32(_mm256_set1_epi32(1), index)
         }
     }
 
@@ -93,15 +101,13 @@ pub(crate) mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(crate) unsafe fn contains(blocks: &[Block], hash: u64) -> bool {
         let probe = Probe::new(hash, blocks.len());
-        let lanes = blocks[probe.block].0.as_ptr().cast::<__m256i>();
-        // SAFETY: the caller guarantees AVX2. `Block` is 64 bytes aligned to
-        // 64, so both 32-byte halves are in bounds and 32-byte aligned as
-        // `_mm256_load_si256` requires.
+        // SAFETY: the caller guarantees AVX2. `probe.block = reduce(_, len)`
+        // is below `len`, so the block is in bounds; `Block` is 32 bytes
+        // aligned to 32, as `_mm256_load_si256` requires.
         unsafe {
-            let (low_mask, high_mask) = masks(probe.g);
-            let (low, high) = (_mm256_load_si256(lanes), _mm256_load_si256(lanes.add(1)));
+            let block = blocks.as_ptr().add(probe.block).cast::<__m256i>();
             // testc(a, b) is 1 when every bit set in b is set in a.
-            _mm256_testc_si256(low, low_mask) & _mm256_testc_si256(high, high_mask) == 1
+            _mm256_testc_si256(_mm256_load_si256(block), masks(probe.lanes)) == 1
         }
     }
 
@@ -115,16 +121,14 @@ pub(crate) mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(crate) unsafe fn insert(blocks: &mut [Block], hash: u64) -> bool {
         let probe = Probe::new(hash, blocks.len());
-        let lanes = blocks[probe.block].0.as_mut_ptr().cast::<__m256i>();
+        let block = blocks[probe.block].0.as_mut_ptr().cast::<__m256i>();
         // SAFETY: as in `contains`; the block is borrowed mutably, so nothing
         // else reads or writes it meanwhile.
         unsafe {
-            let (low_mask, high_mask) = masks(probe.g);
-            let (low, high) = (_mm256_load_si256(lanes), _mm256_load_si256(lanes.add(1)));
-            let was_set = _mm256_testc_si256(low, low_mask) & _mm256_testc_si256(high, high_mask);
-            _mm256_store_si256(lanes, _mm256_or_si256(low, low_mask));
-            _mm256_store_si256(lanes.add(1), _mm256_or_si256(high, high_mask));
-            was_set == 0
+            let mask = masks(probe.lanes);
+            let old = _mm256_load_si256(block);
+            _mm256_store_si256(block, _mm256_or_si256(old, mask));
+            _mm256_testc_si256(old, mask) == 0
         }
     }
 }
@@ -136,7 +140,7 @@ pub(crate) mod avx2 {
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
 fn portable_contains(blocks: &[Block], hash: u64) -> bool {
     let probe = Probe::new(hash, blocks.len());
-    blocks[probe.block].contains(probe.g)
+    blocks[probe.block].contains(probe.lanes)
 }
 
 /// The portable insert; out of line for the same reason.
@@ -144,7 +148,7 @@ fn portable_contains(blocks: &[Block], hash: u64) -> bool {
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
 fn portable_insert(blocks: &mut [Block], hash: u64) -> bool {
     let probe = Probe::new(hash, blocks.len());
-    blocks[probe.block].insert(probe.g)
+    blocks[probe.block].insert(probe.lanes)
 }
 
 /// Whether the key with raw hash `hash` may be in `blocks`, by `kernel`.

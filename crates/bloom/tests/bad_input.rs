@@ -109,8 +109,8 @@ fn bad_explicit_shapes_are_errors() {
     let msg = BlockedBloomFilter::with_bits(1000, 8)
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("multiple of 512"), "{msg}");
-    assert_eq!(BlockedBloomFilter::with_bits(1024, 8).unwrap().blocks(), 2);
+    assert!(msg.contains("multiple of 256"), "{msg}");
+    assert_eq!(BlockedBloomFilter::with_bits(512, 8).unwrap().blocks(), 2);
 }
 
 fn classic_bytes() -> Vec<u8> {

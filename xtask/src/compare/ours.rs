@@ -70,12 +70,12 @@ impl Subject for Bloom {
     }
 }
 
-/// `bloom::BlockedBloomFilter`: 512-bit blocks, one bit in each of eight
-/// 64-bit lanes.
+/// `bloom::BlockedBloomFilter`: 256-bit blocks, one bit in each of eight
+/// 32-bit lanes.
 pub(crate) struct Blocked(bloom::BlockedBloomFilter<Cheap64>);
 
-/// The block of `bloom::BlockedBloomFilter`: one cache line.
-const BLOCK_BITS: u32 = 512;
+/// The block of `bloom::BlockedBloomFilter`: 256 bits.
+const BLOCK_BITS: u32 = bloom::BLOCK_BITS;
 
 impl Subject for Blocked {
     const NAME: &'static str = "BlockedBloomFilter";

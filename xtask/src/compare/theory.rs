@@ -5,9 +5,10 @@
 //! - lower bound: log2(1/p), for any filter (Carter et al.);
 //! - Bloom with the optimal (real) hash count: log2(1/p) / ln 2 ≈ 1.44·log2(1/p);
 //! - counting Bloom with 4-bit counters: four times that;
-//! - split-block Bloom (k = 8, one bit per lane) with 512-bit blocks (this
-//!   workspace's `BlockedBloomFilter`) and 256-bit blocks (Parquet's, as in
-//!   sbbf-rs-safe), by the Poisson model of `filter_core::sizing::blocked_bloom_fpr`;
+//! - split-block Bloom (k = 8, one bit per lane) with 256-bit blocks
+//!   (Parquet's, as in this workspace's `BlockedBloomFilter` and in
+//!   sbbf-rs-safe) and with 512-bit blocks (a whole cache line: fewer bits,
+//!   slower probes), by the Poisson model of `filter_core::sizing::blocked_bloom_fpr`;
 //! - cuckoo, 4-slot buckets at 95 % load: log2(8/p) / 0.95;
 //! - xor (3-wise, 1.23 slots per key): 1.23·log2(1/p);
 //! - binary fuse (3-wise, ~1.125 slots per key at large n): 1.125·log2(1/p).
