@@ -75,10 +75,16 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod blocked;
+mod blocked_encoding;
+mod blocked_sizing;
+mod counter_block;
 mod counters;
 mod encoding;
 mod filter;
 
+pub use blocked::BlockedCountingBloomFilter;
+pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
 
