@@ -9,6 +9,7 @@ use filter_core::memory::zeroed_vec;
 use filter_core::sizing::check_range;
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
+use crate::blocked_simd::{self, Kernel};
 use crate::blocked_sizing::{
     MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized_blocks, sized_hashes,
 };
@@ -94,6 +95,7 @@ pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     hashes: u32,
     saturated: u64,
     hasher: S,
+    kernel: Kernel,
 }
 
 impl BlockedCountingBloomFilter<DefaultHashBuilder> {
@@ -177,6 +179,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
             hashes,
             saturated,
             hasher,
+            kernel: Kernel::detect(),
         }
     }
 
@@ -192,19 +195,9 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// `hash` (the filter mixes it before use).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        for half in halves(hash, self.blocks.len(), self.hashes) {
-            let block = &mut self.blocks[half.block];
-            for i in 0..half.len {
-                let (word, shift) = half.slot(i);
-                let value = (block.0[word] >> shift) & 15;
-                if value < MAX_COUNT {
-                    block.0[word] += 1 << shift;
-                    if value + 1 == MAX_COUNT {
-                        self.saturated += 1;
-                    }
-                }
-            }
-        }
+        let [first, second] = halves(hash, self.blocks.len(), self.hashes);
+        self.saturated += first.increment(&mut self.blocks[first.block]);
+        self.saturated += second.increment(&mut self.blocks[second.block]);
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -223,7 +216,29 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         let [first, second] = halves(hash, self.blocks.len(), self.hashes);
         let a = &self.blocks[first.block];
         let b = &self.blocks[second.block];
-        first.all_nonzero(a) & second.all_nonzero(b)
+        blocked_simd::contains(self.kernel, first, a, second, b)
+    }
+
+    #[doc(hidden)]
+    pub fn contains_hash_early_exit(&self, hash: u64) -> bool {
+        let [first, second] = halves(hash, self.blocks.len(), self.hashes);
+        if first.words
+            & crate::blocked_simd::zero_words_first(
+                self.kernel,
+                &self.blocks[first.block],
+                first.bits,
+            )
+            != 0
+        {
+            return false;
+        }
+        second.words
+            & crate::blocked_simd::zero_words_first(
+                self.kernel,
+                &self.blocks[second.block],
+                second.bits,
+            )
+            == 0
     }
 
     /// Removes one copy of `item`: decrements each of its counters that is
@@ -436,18 +451,17 @@ mod tests {
             if a.block != b.block {
                 continue;
             }
-            let shared = (0..8).any(|i| (0..8).any(|j| a.slot(i) == b.slot(j)));
+            let shared = a.slots().any(|sa| b.slots().any(|sb| sa == sb));
             if !shared {
                 continue;
             }
             let mut f = BlockedCountingBloomFilter::with_blocks(2, 16).unwrap();
-            // Every counter of both blocks at 1, then saturate one other
-            // counter the item touches, so the undo must skip it.
+            // Every counter of both blocks at 1, then saturate one counter
+            // only the first half touches, so the undo must skip it.
             for block in &mut f.blocks {
                 block.0 = [0x1111_1111_1111_1111; 8];
             }
-            let (word, shift) = a.slot(0);
-            if b.slot(0) != (word, shift) && (0..8).all(|j| b.slot(j) != (word, shift)) {
+            if let Some((word, shift)) = a.slots().find(|sa| b.slots().all(|sb| sb != *sa)) {
                 f.blocks[a.block].0[word] |= 0xF << shift;
             }
             let f = BlockedCountingBloomFilter::from_parts(f.blocks, 16, f.hasher);

@@ -73,10 +73,11 @@
 //! None. The crate depends only on `filter-core`.
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod blocked;
 mod blocked_encoding;
+mod blocked_simd;
 mod blocked_sizing;
 mod counter_block;
 mod counters;
