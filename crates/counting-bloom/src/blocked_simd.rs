@@ -135,36 +135,6 @@ mod avx2 {
     }
 }
 
-#[inline(always)]
-pub(crate) fn zero_words_first(kernel: Kernel, a: &Block, bits: u64) -> u8 {
-    match kernel {
-        Kernel::Portable => zero_words_portable(a, bits),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { avx2::zero_words(a, bits) },
-    }
-}
-
-#[doc(hidden)]
-#[inline(always)]
-pub(crate) fn contains_early_exit(
-    kernel: Kernel,
-    first: Half,
-    a: &Block,
-    second: Half,
-    b: &Block,
-) -> bool {
-    match kernel {
-        Kernel::Portable => {
-            contains_portable(a, first.bits, b, second.bits, [first.words, second.words])
-        }
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe {
-            avx2::zero_words(a, first.bits) & first.words == 0
-                && avx2::zero_words(b, second.bits) & second.words == 0
-        },
-    }
-}
-
 /// The portable lookup. Kept out of line where AVX2 is compiled in, so that
 /// the dispatching caller stays small.
 #[cfg_attr(target_arch = "x86_64", inline(never))]

@@ -67,11 +67,14 @@ pub(crate) fn blocked_counting_fpr(blocks: u64, items: usize, hashes: u32) -> f6
     let half = |j: u32| {
         let mut sum = 0.0;
         let mut binomial = 1.0; // C(j, i), built up term by term
+        let (mut a_i, mut b_i) = (1.0, 1.0); // a^i and b^i
         for i in 0..=j {
             let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-            let exponent = -lambda * (2.0 - a.powi(i as i32) - b.powi(i as i32));
+            let exponent = -lambda * (2.0 - a_i - b_i);
             sum += sign * binomial * exponent.exp();
             binomial = binomial * f64::from(j - i) / f64::from(i + 1);
+            a_i *= a;
+            b_i *= b;
         }
         sum
     };
@@ -170,9 +173,11 @@ mod tests {
         let (mut e1, mut e2) = (0.0, 0.0);
         for (l1, w1) in weights.iter().enumerate() {
             for (l2, w2) in weights.iter().enumerate() {
-                let q = 1.0 - a.powi(l1 as i32) * b.powi(l2 as i32);
-                e1 += w1 * w2 * q.powi(j1 as i32);
-                e2 += w1 * w2 * q.powi(j2 as i32);
+                // Small test values: the exponents fit i32.
+                let int = |v: usize| i32::try_from(v).unwrap_or(i32::MAX);
+                let q = 1.0 - a.powi(int(l1)) * b.powi(int(l2));
+                e1 += w1 * w2 * q.powi(int(j1 as usize));
+                e2 += w1 * w2 * q.powi(int(j2 as usize));
             }
         }
         e1 * e2

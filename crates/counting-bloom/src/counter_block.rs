@@ -101,7 +101,7 @@ pub(crate) fn shift_in_word(bits: u64, word: usize) -> u32 {
 pub(crate) fn words_of(bits: u64, len: u32) -> u8 {
     let start = SUBSET_START[len as usize] as usize;
     let count = (SUBSET_START[len as usize + 1] - SUBSET_START[len as usize]) as u64;
-    SUBSETS[start + (((bits >> 32) & 0xFFFF) * count >> 16) as usize]
+    SUBSETS[start + ((((bits >> 32) & 0xFFFF) * count) >> 16) as usize]
 }
 
 impl Half {
