@@ -13,7 +13,7 @@ use crate::blocked_simd::{self, Kernel};
 use crate::blocked_sizing::{
     MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized_blocks, sized_hashes,
 };
-use crate::counter_block::{BLOCK_COUNTERS, Block, halves, slots};
+use crate::counter_block::{BLOCK_COUNTERS, Block, half_patterns, halves, slots};
 use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 
 /// A counting Bloom filter whose k counters per key lie in **two cache
@@ -93,6 +93,8 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     blocks: Vec<Block>,
     hashes: u32,
+    /// The word-set patterns of the two halves, from `hashes`.
+    patterns: [u32; 2],
     saturated: u64,
     hasher: S,
     kernel: Kernel,
@@ -177,6 +179,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         BlockedCountingBloomFilter {
             blocks,
             hashes,
+            patterns: half_patterns(hashes),
             saturated,
             hasher,
             kernel: Kernel::detect(),
@@ -195,7 +198,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// `hash` (the filter mixes it before use).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        let [first, second] = halves(hash, self.blocks.len(), self.hashes);
+        let [first, second] = halves(hash, self.blocks.len(), self.patterns);
         self.saturated += first.increment(&mut self.blocks[first.block]);
         self.saturated += second.increment(&mut self.blocks[second.block]);
     }
@@ -213,10 +216,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// test has no data-dependent branch, so the two cache misses overlap.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let [first, second] = halves(hash, self.blocks.len(), self.hashes);
-        let a = &self.blocks[first.block];
-        let b = &self.blocks[second.block];
-        blocked_simd::contains(self.kernel, first, a, second, b)
+        blocked_simd::contains(self.kernel, &self.blocks, hash, self.patterns)
     }
 
     /// Removes one copy of `item`: decrements each of its counters that is
@@ -237,7 +237,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         if !self.contains_hash(hash) {
             return false;
         }
-        let slots = slots(halves(hash, self.blocks.len(), self.hashes));
+        let slots = slots(halves(hash, self.blocks.len(), self.patterns));
         for (done, (block, word, shift)) in slots.clone().enumerate() {
             let value = (self.blocks[block].0[word] >> shift) & 15;
             if value == 0 {
@@ -273,7 +273,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
 
     /// As [`count`](Self::count), for a raw 64-bit hash.
     pub fn count_hash(&self, hash: u64) -> u32 {
-        slots(halves(hash, self.blocks.len(), self.hashes))
+        slots(halves(hash, self.blocks.len(), self.patterns))
             .map(|(block, word, shift)| ((self.blocks[block].0[word] >> shift) & 15) as u32)
             .min()
             .unwrap_or(0)
@@ -425,7 +425,7 @@ mod tests {
         // would go below zero: remove must refuse and change nothing.
         let mut tried = 0;
         for hash in 0..20_000u64 {
-            let [a, b] = halves(hash, 2, 16);
+            let [a, b] = halves(hash, 2, half_patterns(16));
             if a.block != b.block {
                 continue;
             }
