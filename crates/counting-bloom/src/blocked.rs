@@ -198,9 +198,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// `hash` (the filter mixes it before use).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        let [first, second] = halves(hash, self.blocks.len(), self.patterns);
-        self.saturated += first.increment(&mut self.blocks[first.block]);
-        self.saturated += second.increment(&mut self.blocks[second.block]);
+        self.saturated += blocked_simd::insert(self.kernel, &mut self.blocks, hash, self.patterns);
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -237,7 +235,13 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         if !self.contains_hash(hash) {
             return false;
         }
-        let slots = slots(halves(hash, self.blocks.len(), self.patterns));
+        let [first, second] = halves(hash, self.blocks.len(), self.patterns);
+        if first.block != second.block {
+            // Every counter is non-zero and none is named twice.
+            blocked_simd::remove_present(self.kernel, &mut self.blocks, first, second);
+            return true;
+        }
+        let slots = slots([first, second]);
         for (done, (block, word, shift)) in slots.clone().enumerate() {
             let value = (self.blocks[block].0[word] >> shift) & 15;
             if value == 0 {
