@@ -85,20 +85,20 @@
 //!   so large that p = 1 % needs 4.47× the classic memory, past the 4.3×
 //!   budget; splitting halves the variance. The two byte formats are
 //!   distinct kinds, so they never mix.
-//! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one:
-//!   measured on a shared 2-core AMD EPYC (32 MiB L3) with the same keys and
-//!   pre-hashed inputs, at 1M keys its lookups took 8 ns against 12–18 ns
-//!   for [`CountingBloomFilter`] and 10–13 ns for the classic `BloomFilter`,
-//!   and its inserts and removes about half the time of
-//!   [`CountingBloomFilter`]'s; at 10M keys (tables of 50 MB, in DRAM) 55 ns
-//!   against 65–135 ns. Where a classic filter's table still fits the
-//!   last-level cache and this one does not (10M keys at 1 %: 12 MB against
-//!   50 MB) its lookups cost about 1.7–2.2× the classic filter's, because two
-//!   DRAM misses cost more than seven cache hits. It uses AVX2 where the CPU
-//!   has it (detected at run time). Pick [`CountingBloomFilter`] when memory
-//!   matters most: it is 3.5 % smaller at p = 1 % and 8 % at 0.1 %, and it
-//!   stays within 4.3× of a classic filter at every p, where the blocked one
-//!   does only for p ≥ 0.2 %.
+//! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
+//!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
+//!   p = 1 %: at 1M keys its lookups took 8–11 ns against 12–18 ns for
+//!   [`CountingBloomFilter`] (and 10–14 ns for the classic `BloomFilter`),
+//!   its inserts and removes about half of [`CountingBloomFilter`]'s; at 10M
+//!   keys (50 MB tables, in DRAM) 53–70 ns against 66–111 ns. Where a classic
+//!   filter's table still fits the last-level cache and this one does not
+//!   (10M keys at 1 %: 12 MB against 50 MB), its lookups can cost up to about
+//!   2× the classic filter's on a quiet machine: two DRAM misses cost more
+//!   than a few cache hits. It uses AVX2 where the CPU has it (detected at
+//!   run time). Pick [`CountingBloomFilter`] when memory matters most: it is
+//!   3.5 % smaller at p = 1 % and 8 % at 0.1 %, and it stays within 4.3× of a
+//!   classic filter at every p, where the blocked one does only for
+//!   p ≥ 0.2 %.
 //! - **Lookups shaped by table size.** The classic-layout table is 4× a
 //!   classic filter's, so it falls out of cache sooner. Tables up to 16 MiB
 //!   are probed without branches (all loads overlap, no mispredicted early
