@@ -17,6 +17,10 @@ fn counting_bloom(c: &mut Criterion) {
     let new = |n| counting_bloom::CountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CountingBloomFilter", insert_all(new));
     removes(c, "CountingBloomFilter", insert_all(new));
+    let new =
+        |n| counting_bloom::BlockedCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
+    lookups(c, "BlockedCountingBloomFilter", insert_all(new));
+    removes(c, "BlockedCountingBloomFilter", insert_all(new));
 }
 
 fn cuckoo(c: &mut Criterion) {

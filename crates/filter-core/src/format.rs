@@ -58,10 +58,12 @@ pub enum FilterKind {
     BinaryFuse8 = 7,
     /// `xor_filter::BinaryFuse16`.
     BinaryFuse16 = 8,
+    /// `counting_bloom::BlockedCountingBloomFilter`.
+    BlockedCountingBloom = 9,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 8] = [
+    const ALL: [FilterKind; 9] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -70,6 +72,7 @@ impl FilterKind {
         FilterKind::Xor16,
         FilterKind::BinaryFuse8,
         FilterKind::BinaryFuse16,
+        FilterKind::BlockedCountingBloom,
     ];
 
     /// The kind with this format number, if any.
@@ -606,6 +609,19 @@ mod tests {
         reseal(&mut unknown);
         let err = ByteReader::open(&unknown, FilterKind::Bloom, &probe).unwrap_err();
         assert!(err.to_string().contains("unknown kind 99"), "{err}");
+    }
+
+    #[test]
+    fn every_kind_round_trips_through_its_number() {
+        for kind in FilterKind::ALL {
+            assert_eq!(FilterKind::from_u16(kind as u16), Some(kind));
+        }
+        assert_eq!(
+            FilterKind::from_u16(9),
+            Some(FilterKind::BlockedCountingBloom)
+        );
+        assert_eq!(FilterKind::from_u16(0), None);
+        assert_eq!(FilterKind::from_u16(10), None);
     }
 
     #[test]

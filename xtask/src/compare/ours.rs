@@ -17,6 +17,7 @@ pub(crate) fn entries() -> Vec<Entry> {
         entry::<Bloom>(),
         entry::<Blocked>(),
         entry::<Counting>(),
+        entry::<BlockedCounting>(),
         entry::<Cuckoo>(),
         entry::<Xor8>(),
         entry::<Xor16>(),
@@ -168,6 +169,54 @@ impl Subject for Counting {
     }
     fn expected_fpr(&self, n: usize) -> f64 {
         bloom_fpr(self.0.counters(), n, self.0.hashes()).unwrap_or(f64::NAN)
+    }
+}
+
+/// `counting_bloom::BlockedCountingBloomFilter`: each key's counters in two
+/// 64-byte blocks.
+pub(crate) struct BlockedCounting(counting_bloom::BlockedCountingBloomFilter<Cheap64>);
+
+impl Subject for BlockedCounting {
+    const NAME: &'static str = "BlockedCountingBloomFilter";
+    const CRATE: &'static str = "counting-bloom";
+    const FAMILY: Family = Family::CountingBloom;
+    const PEER: bool = false;
+    const HASHER: &'static str = HASHER;
+    const DYNAMIC: bool = true;
+    const REMOVE: bool = true;
+    const SIZED: bool = true;
+
+    fn build(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        for k in keys {
+            f.insert(k);
+        }
+        Ok(BlockedCounting(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: u64) -> bool {
+        self.0.remove(&key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn params(&self) -> String {
+        format!(
+            "k={}, {} blocks of 128 4-bit counters",
+            self.0.hashes(),
+            self.0.blocks()
+        )
+    }
+    fn expected_fpr(&self, n: usize) -> f64 {
+        self.0.expected_fpr(n)
     }
 }
 
