@@ -38,8 +38,8 @@
 //!
 //! - **One hash per key.** The hasher runs once; the classic filter derives
 //!   its k positions by double hashing ([`filter_core::BloomProbes`]), the blocked filter its block
-//!   from the high bits of one mixed word and its eight lane bits from
-//!   salted multiplies of a fold of that word. The `*_hash` methods
+//!   from the high bits of one multiply and its eight lane bits from salted
+//!   multiplies of a fold of that product. The `*_hash` methods
 //!   take that 64-bit hash directly, and the filter mixes it with
 //!   [`filter_core::mix64`] first, so a poor hash (sequential ids) still
 //!   spreads over the table.
@@ -68,19 +68,20 @@
 //!   several times faster. The check runs once per filter; the portable probe
 //!   sets the same bits, so bytes are portable across CPUs. This is the
 //!   crate's only `unsafe` (`src/simd.rs`).
-//! - **The blocked filter mixes with one round, not two.** A blocked lookup
-//!   is a dozen instructions around one cache miss, and
-//!   [`filter_core::mix64`]'s second round measured at about a fifth of its
-//!   time. One xor-shift-multiply round is a bijection that spreads the
-//!   block choice; the lane bits get a second, nonlinear step (an xor-fold,
-//!   then the salted multiplies). Seeded tests check the rate with
-//!   sequential, strided and multiplicatively pre-hashed ids. The round's
-//!   multiplier is deliberately not the golden ratio, which many users'
+//! - **The blocked filter mixes with one multiply, not `mix64`.** A blocked
+//!   lookup is a dozen instructions around one cache miss, and
+//!   [`filter_core::mix64`] measured 1.45× sbbf-rs-safe's lookup time (which
+//!   uses its input as is) where one multiply and two xor-folds measure
+//!   1.10×. The block comes from the product's high bits, the lane bits from
+//!   a fold of the product's halves and the input's high half, then the
+//!   salted multiplies (`block.rs` explains each term). Seeded tests check
+//!   the rate with sequential, strided and multiplicatively pre-hashed ids.
+//!   The multiplier is deliberately not the golden ratio, which many users'
 //!   own hashes multiply by: the two would compound to φ², which spread
-//!   sequential ids so badly that the rate measured 40 % at a 1 % target.
-//!   The classic filter keeps `mix64`: its step y comes from the low half of
-//!   the mixed hash, and with one round sequential ids measured a 3.1 % rate
-//!   at a 1 % target.
+//!   sequential ids so badly that the rate measured up to 40 % at a 1 %
+//!   target. The classic filter keeps `mix64`: its step y comes from the low
+//!   half of the mixed hash, and with one round sequential ids measured a
+//!   3.1 % rate at a 1 % target.
 //! - **Blocking is paid for in bits, honestly.** [`BlockedBloomFilter::with_fpr`]
 //!   sizes with the Poisson model of block loads
 //!   ([`filter_core::sizing::blocked_bloom_bits`]) so the *measured* rate

@@ -117,15 +117,17 @@ fn sequential_prehashed_ids_meet_target_rate() {
 fn structured_prehashed_ids_meet_target_rate() {
     const PHI: u64 = 0x9E37_79B9_7F4A_7C15;
     const FX: u64 = 0x517C_C1B7_2722_0A95;
-    let n = 100_000u64;
+    let n = 200_000u64;
     let q = queries_for(0.01) as u64;
     let bound = fpr_upper_bound(0.01, q as usize, SLACK, SIGMAS);
     let fold = |x: u64| x ^ (x >> 32);
-    let shapes: [(&str, &dyn Fn(u64) -> u64); 8] = [
+    let shapes: [(&str, &dyn Fn(u64) -> u64); 10] = [
         ("i << 8", &|i| i << 8),
         ("i << 16", &|i| i << 16),
         ("i << 24", &|i| i << 24),
         ("i << 40", &|i| i << 40),
+        ("i << 44", &|i| i << 44),
+        ("bswap(i)", &|i: u64| i.swap_bytes()),
         ("i · φ", &|i: u64| i.wrapping_mul(PHI)),
         ("fold(i · φ)", &|i: u64| fold(i.wrapping_mul(PHI))),
         ("i · fx", &|i: u64| i.wrapping_mul(FX)),
