@@ -11,7 +11,7 @@ use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove
 
 use crate::blocked_simd::{self, Kernel};
 use crate::blocked_sizing::{
-    MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized_blocks, sized_hashes,
+    MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized,
 };
 use crate::counter_block::{BLOCK_COUNTERS, Block, half_patterns, halves, slots};
 use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
@@ -29,35 +29,38 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 ///
 /// # Space and false-positive rate
 ///
-/// [`with_fpr(n, p)`](Self::with_fpr) uses the classic Bloom filter's k for
-/// p and the smallest number of blocks whose modelled rate (Poisson block
-/// loads, see [`expected_fpr`](Self::expected_fpr)) is at most p. Blocking
-/// costs counters: the uneven load of the blocks raises the rate at a given
-/// size. Against `sizing::bloom_bits(n, p)` (the classic filter's bits):
+/// [`with_fpr(n, p)`](Self::with_fpr) picks the hash count and the fewest
+/// blocks whose modelled rate (see [`expected_fpr`](Self::expected_fpr)) is
+/// at most p. The model is exact given Poisson block loads, so the measured
+/// rate sits at p, not below it. Blocking costs counters: the uneven load of
+/// the blocks raises the rate at a given size, and more so for each extra
+/// counter a key sets in its crowded block, so the best k is usually one
+/// below the classic filter's. Against `sizing::bloom_bits(n, p)` (the
+/// classic filter's bits), at 1M keys:
 ///
 /// | target p | k | bits per key | × classic bits | × [`CountingBloomFilter`](crate::CountingBloomFilter) |
 /// | --- | --- | --- | --- | --- |
-/// | 1 % | 7 | 39.7 | 4.14 | 1.035 |
-/// | 0.1 % | 10 | 62.2 | 4.32 | 1.081 |
-/// | 0.01 % | 13 | 88.5 | 4.62 | 1.154 |
+/// | 1 % | 6 | 39.4 | 4.11 | 1.028 |
+/// | 0.1 % | 9 | 61.8 | 4.30 | 1.074 |
+/// | 0.01 % | 12 | 87.3 | 4.56 | 1.139 |
 ///
-/// So the 4.3× memory budget of the classic-layout filter holds at p = 1 %
-/// (and every p ≥ 0.2 %), not at 0.1 % and below: pick
-/// [`CountingBloomFilter`](crate::CountingBloomFilter) where memory matters
-/// more than lookup speed. k is limited to 16 (8 counters per block), so p
-/// must be above about 1.1e-5.
+/// So the 4.3× memory budget of the classic-layout filter holds for every
+/// p ≥ 0.1 %, not below: pick [`CountingBloomFilter`](crate::CountingBloomFilter)
+/// where memory matters more than lookup speed. k is limited to 16 (8
+/// counters per block), and p must be large enough that the classic k is
+/// at most 16: above about 1.1e-5.
 ///
 /// ```
 /// use counting_bloom::BlockedCountingBloomFilter;
 /// use filter_core::sizing::bloom_bits;
 ///
 /// let filter = BlockedCountingBloomFilter::with_fpr(1_000_000, 0.01)?;
-/// assert_eq!(filter.hashes(), 7);
+/// assert_eq!(filter.hashes(), 6);
 /// assert_eq!(filter.memory_bytes(), filter.blocks() * 64);
 /// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 1e6;
-/// assert!((bits_per_key - 39.69).abs() < 0.01, "{bits_per_key}");
+/// assert!((bits_per_key - 39.42).abs() < 0.01, "{bits_per_key}");
 /// let ratio = bits_per_key * 1e6 / bloom_bits(1_000_000, 0.01)? as f64;
-/// assert!(ratio < 4.15, "{ratio}");
+/// assert!(ratio < 4.12, "{ratio}");
 /// assert!(filter.expected_fpr(1_000_000) <= 0.01);
 ///
 /// // Measured: 10,000 items in, 100,000 other keys asked.
@@ -103,9 +106,9 @@ pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
 
 impl BlockedCountingBloomFilter<DefaultHashBuilder> {
     /// A filter for `expected_items` items at false-positive rate `fpr`, with
-    /// the default hasher: the classic filter's k counters per item, and the
-    /// fewest blocks that meet `fpr` by the model (see the type docs for the
-    /// memory this takes: 4.14× the classic bits at 1 %, 4.32× at 0.1 %).
+    /// the default hasher: the hash count and the fewest blocks that meet
+    /// `fpr` by the model (see the type docs for the memory this takes:
+    /// 4.11× the classic bits at 1 %, 4.30× at 0.1 %).
     ///
     /// # Errors
     ///
@@ -149,8 +152,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     ///
     /// As [`with_fpr`](BlockedCountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        let hashes = sized_hashes(expected_items, fpr)?;
-        let blocks = sized_blocks(expected_items, fpr, hashes)?;
+        let (hashes, blocks) = sized(expected_items, fpr)?;
         Self::with_blocks_and_hasher(blocks, hashes, hasher)
     }
 
@@ -331,7 +333,8 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
 impl<S> BlockedCountingBloomFilter<S> {
     /// The false-positive rate the model predicts with `items` distinct items
     /// present: each block holds Poisson(items/blocks) first halves and as
-    /// many second halves; see the crate's sizing notes for the formula.
+    /// many second halves, and the rate follows exactly from the layout's
+    /// word windows (the formula is in the source, `blocked_sizing.rs`).
     /// Saturated counters can only add to it, negligibly at design load.
     pub fn expected_fpr(&self, items: usize) -> f64 {
         blocked_counting_fpr(self.blocks.len() as u64, items, self.hashes)
