@@ -434,16 +434,30 @@ impl<S: BuildHasher> CuckooFilter<S> {
     #[inline]
     #[allow(unsafe_code)]
     pub fn contains_hash(&self, hash: u64) -> bool {
+        // The victim slot is empty except in a full table. Testing it first
+        // is one predicted branch, and the lookup proper then keeps nothing
+        // live for the victim (testing it last kept both buckets, spilled
+        // to the stack, across the table test).
+        if self.victim.fingerprint != 0 {
+            return self.contains_hash_with_victim(hash);
+        }
         let (first, fp) = self.locate(hash);
         let second = self.table.alt(first, fp);
         // SAFETY: `first = reduce(_, m) < m` (m ≥ 1), and `alt` maps a
         // bucket `< m` to a bucket `< m`.
+        unsafe { self.table.either_has(first, second, fp) }
+    }
+
+    /// [`contains_hash`](Self::contains_hash) while the victim slot is
+    /// occupied. Out of line: it runs only in a full table.
+    #[cold]
+    #[inline(never)]
+    #[allow(unsafe_code)]
+    fn contains_hash_with_victim(&self, hash: u64) -> bool {
+        let (first, fp) = self.locate(hash);
+        let second = self.table.alt(first, fp);
+        // SAFETY: as in `contains_hash`.
         let in_table = unsafe { self.table.either_has(first, second, fp) };
-        // The victim slot is empty except in a full table: one predicted
-        // branch, and no victim work at all in the common case.
-        if self.victim.fingerprint == 0 {
-            return in_table;
-        }
         // The victim's buckets are {v, alt(v, fp)}; they are this item's
         // buckets iff v is one of them (alt depends on fp alone).
         let in_victim = self.victim.fingerprint == fp
