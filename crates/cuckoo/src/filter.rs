@@ -62,10 +62,15 @@ const EVICTION_SEED: u64 = 0x6375_636B_6F6F_2121;
 /// bucket and the fingerprint of `i << 24` are two linear functions of `i`,
 /// and inserts hit `Full` at 92 % load (`tests/structured.rs`).
 ///
-/// The last xor-shift of `mix64` exists to make the *low* bits depend on the
-/// high ones. Nothing reads the low bits here: the bucket is the top bits of
-/// `x · m` and the fingerprint the bits just below them (`Table::locate`),
-/// so it is left out (three instructions of a lookup of about fifty).
+/// The last xor-shift of `mix64` exists to make the low bits depend on the
+/// high ones. Here the bucket comes from the top bits of `x`, which depend
+/// on every bit of the second multiply's input, and the fingerprint from the
+/// low 32 bits, which depend on that input's low 32 bits: the first
+/// product's bits 0..58, folded together by the middle xor-shift, and those
+/// carry every input bit. `tests/structured.rs` measures rates within 6 % of
+/// the random-key model for every shape, as with the full `mix64`, so the
+/// last xor-shift is left out (three instructions on the path to both
+/// buckets, of about fifty in a lookup).
 #[inline]
 fn mix(hash: u64) -> u64 {
     let x = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
