@@ -51,8 +51,9 @@ pub(crate) struct Table {
     /// `4 · fingerprint_bits`.
     bucket_bits: u32,
     /// What a lookup multiplies a bucket index by: `f / 2`, the bucket's
-    /// first byte, for even `f`; `4f`, its first bit, for odd `f`. One
-    /// field for both, so that a lookup keeps one register for it.
+    /// first byte, for even `f` (2 to 8); `4f`, its first bit, for odd `f`
+    /// (20 to 60). One field for both, and the lookup tells the cases apart
+    /// by its size, so that it keeps one register for them, not two or three.
     stride: usize,
     /// The low `bucket_bits` bits set.
     bucket_mask: u64,
@@ -262,7 +263,9 @@ impl Table {
         debug_assert!(first < self.buckets && second < self.buckets);
         let broadcast = fingerprint.wrapping_mul(self.lanes_low);
         let stride = self.stride;
-        if self.fingerprint_bits & 1 == 0 {
+        // Even widths have strides of 2 to 8 (bytes), odd ones of 20 to 60
+        // (bits): testing the stride needs no register for the width.
+        if stride < 16 {
             // SAFETY: both buckets are `< buckets` (the caller's promise), so
             // their first bytes leave 8 bytes in the table (`window_unchecked`).
             unsafe { self.windows_have(first * stride, 0, second * stride, 0, broadcast) }
