@@ -3,10 +3,11 @@
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::{DefaultHashBuilder, Error, sizing};
+use filter_core::{DefaultHashBuilder, Error, reduce, sizing};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
+use crate::position::Position;
 use crate::search::{INSERT_SEARCH_BUCKETS, REINSERT_SEARCH_BUCKETS};
 use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, bytes_for};
 
@@ -49,33 +50,6 @@ fn target_load(fingerprint_bits: u32) -> f64 {
 /// The seed of the eviction generator of a new filter. Fixed, so that the
 /// same inserts give the same table on every run.
 const EVICTION_SEED: u64 = 0x6375_636B_6F6F_2121;
-
-/// Mixes a raw key hash before the bucket and the fingerprint are cut from
-/// it: the first two rounds of [`filter_core::mix64`] (SplitMix64's
-/// finalizer), without its last xor-shift.
-///
-/// The rounds are needed because users pass hashes with structure through
-/// `insert_hash` (sequential ids, ids shifted into the high bits, their own
-/// Fibonacci hash). The first xor-shift brings high input bits down to where
-/// the first multiply spreads them; the xor-shift between the multiplies
-/// breaks the lattice a single multiply leaves: with `x · K` alone, the
-/// bucket and the fingerprint of `i << 24` are two linear functions of `i`,
-/// and inserts hit `Full` at 92 % load (`tests/structured.rs`).
-///
-/// The last xor-shift of `mix64` exists to make the low bits depend on the
-/// high ones. Here the bucket comes from the top bits of `x`, which depend
-/// on every bit of the second multiply's input, and the fingerprint from the
-/// low 32 bits, which depend on that input's low 32 bits: the first
-/// product's bits 0..58, folded together by the middle xor-shift, and those
-/// carry every input bit. `tests/structured.rs` measures rates within 6 % of
-/// the random-key model for every shape, as with the full `mix64`, so the
-/// last xor-shift is left out (three instructions on the path to both
-/// buckets, of about fifty in a lookup).
-#[inline]
-fn mix(hash: u64) -> u64 {
-    let x = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB)
-}
 
 /// A fingerprint that could not be placed, kept so that no item is ever lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -344,10 +318,15 @@ impl<S: BuildHasher> CuckooFilter<S> {
         self.remove_hash(self.hasher.hash_one(item))
     }
 
-    /// The bucket and fingerprint of a raw 64-bit key hash.
+    /// The bucket and fingerprint of a raw 64-bit key hash (see
+    /// `position.rs`).
     #[inline]
     fn locate(&self, hash: u64) -> (usize, u64) {
-        self.table.locate(mix(hash))
+        let position = Position::of(hash);
+        (
+            reduce(position.bucket_word, self.table.buckets()),
+            self.table.fingerprint(position.fingerprint_word),
+        )
     }
 
     /// [`insert`](Self::insert) for a key already hashed to 64 bits (by the

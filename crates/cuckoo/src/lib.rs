@@ -112,6 +112,7 @@
 
 mod encoding;
 mod filter;
+mod position;
 mod search;
 mod table;
 

@@ -113,22 +113,11 @@ impl Table {
         self.fingerprint_bits
     }
 
-    /// The first bucket and the fingerprint of a mixed hash `x`:
-    /// [`filter_core::reduce`]`(x, m)` from its high bits and
-    /// [`filter_core::fingerprint`]`(x, f)` from its low 32 bits (uniform
-    /// over `1..2^f`), with `2^f − 1` precomputed.
-    ///
-    /// The two are computed side by side, not one after the other, because
-    /// the fingerprint is on the path to the second bucket (its offset is a
-    /// function of the fingerprint), and every cycle on that path is a cycle
-    /// the lookup's instructions wait in the scheduler. Cutting the
-    /// fingerprint from the low half of the product `x · m` instead (left
-    /// over by the bucket's multiply) took one instruction fewer and was
-    /// about 2 % slower.
+    /// [`filter_core::fingerprint`]`(hash, f)`, with `2^f − 1` precomputed:
+    /// the same value, uniform over `1..2^f`, from the low 32 bits of `hash`.
     #[inline]
-    pub(crate) fn locate(&self, mixed: u64) -> (usize, u64) {
-        let fingerprint = (((mixed & 0xFFFF_FFFF) * self.fingerprint_mask) >> 32) + 1;
-        (filter_core::reduce(mixed, self.buckets), fingerprint)
+    pub(crate) fn fingerprint(&self, hash: u64) -> u64 {
+        (((hash & 0xFFFF_FFFF) * self.fingerprint_mask) >> 32) + 1
     }
 
     /// The bucket's first byte, and the offset (0 or 4) of its first bit in it.
@@ -574,20 +563,12 @@ mod tests {
     }
 
     #[test]
-    fn locate_is_reduce_and_filter_core_fingerprint() {
+    fn fingerprint_equals_filter_core_fingerprint() {
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
-            for buckets in [1, 2, 3, 1000, 157_896, (1 << 40) + 7] {
-                // Only `buckets` and the width matter to `locate`.
-                let t = Table {
-                    buckets,
-                    ..table(1, bits)
-                };
-                for i in 0..10_000u64 {
-                    let x = filter_core::mix64(i);
-                    let (bucket, fp) = t.locate(x);
-                    assert_eq!(bucket, filter_core::reduce(x, buckets));
-                    assert_eq!(fp, filter_core::fingerprint(x, bits));
-                }
+            let t = table(3, bits);
+            for i in 0..10_000u64 {
+                let h = filter_core::mix64(i);
+                assert_eq!(t.fingerprint(h), filter_core::fingerprint(h, bits));
             }
         }
     }
