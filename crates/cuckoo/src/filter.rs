@@ -433,7 +433,9 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// [`contains_hash`](Self::contains_hash) while the victim slot is
-    /// occupied. Out of line: it runs only in a full table.
+    /// occupied. Out of line: it runs only in a full table, where a lookup
+    /// pays a call (absent keys at 1M keys: 6.2 ns, as before the split);
+    /// inlined, it made every other lookup about 3 % slower.
     #[cold]
     #[inline(never)]
     #[allow(unsafe_code)]
