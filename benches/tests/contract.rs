@@ -9,6 +9,7 @@
 use bloom::{BlockedBloomFilter, BloomFilter};
 use counting_bloom::CountingBloomFilter;
 use cuckoo::{CuckooFilter, Error, Filter, Insert, Remove};
+use filter_core::testing::BAD_RATES;
 use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
 
 /// Generic code over any dynamic filter with `str` keys.
@@ -87,15 +88,7 @@ fn static_filters_meet_the_contract() -> Result<(), Error> {
 
 #[test]
 fn every_sized_constructor_rejects_bad_rates_and_sizes() {
-    for fpr in [
-        0.0,
-        1.0,
-        -0.5,
-        1.5,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ] {
+    for fpr in BAD_RATES {
         assert!(BloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");
         assert!(BlockedBloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");
         assert!(CountingBloomFilter::with_fpr(10, fpr).is_err(), "{fpr}");

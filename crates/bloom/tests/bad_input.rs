@@ -3,17 +3,7 @@
 
 use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder, Error};
 use filter_core::format::{CHECKSUM_BYTES, HEADER_BYTES, reseal};
-use filter_core::testing::keys;
-
-const BAD_FPRS: [f64; 7] = [
-    0.0,
-    1.0,
-    -0.01,
-    1.5,
-    f64::NAN,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-];
+use filter_core::testing::{BAD_RATES, keys};
 
 fn name_of(e: &Error) -> &'static str {
     match e {
@@ -24,7 +14,7 @@ fn name_of(e: &Error) -> &'static str {
 
 #[test]
 fn bad_rates_are_errors() {
-    for p in BAD_FPRS {
+    for p in BAD_RATES {
         assert_eq!(
             name_of(&BloomFilter::with_fpr(100, p).unwrap_err()),
             "fpr",

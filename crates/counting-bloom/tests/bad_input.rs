@@ -3,6 +3,7 @@
 
 use counting_bloom::{CountingBloomFilter, DefaultHashBuilder, Error, MAX_COUNTERS, MAX_HASHES};
 use filter_core::format::{HEADER_BYTES, reseal};
+use filter_core::testing::BAD_RATES;
 
 fn invalid_name(result: Result<CountingBloomFilter, Error>) -> &'static str {
     match result {
@@ -26,7 +27,7 @@ fn with_fpr_rejects_bad_parameters() {
             .to_string(),
         "fpr must be in the open interval (0, 1), got 1.5"
     );
-    for fpr in [0.0, 1.0, -0.1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+    for fpr in BAD_RATES {
         assert_eq!(invalid_name(CountingBloomFilter::with_fpr(100, fpr)), "fpr");
     }
     assert_eq!(

@@ -6,6 +6,7 @@ use counting_bloom::{
     MAX_BLOCKS,
 };
 use filter_core::format::{HEADER_BYTES, reseal};
+use filter_core::testing::BAD_RATES;
 
 type Blocked = BlockedCountingBloomFilter;
 
@@ -29,7 +30,7 @@ fn with_fpr_rejects_bad_parameters() {
         Blocked::with_fpr(100, 1.5).unwrap_err().to_string(),
         "fpr must be in the open interval (0, 1), got 1.5"
     );
-    for fpr in [0.0, 1.0, -0.1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+    for fpr in BAD_RATES {
         assert_eq!(invalid_name(Blocked::with_fpr(100, fpr)), "fpr");
     }
     assert_eq!(invalid_name(Blocked::with_fpr(0, 0.01)), "expected_items");

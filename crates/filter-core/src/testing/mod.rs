@@ -12,3 +12,17 @@
 pub mod keys;
 pub mod oracle;
 pub mod stats;
+
+/// False-positive rates every sized constructor must refuse with
+/// `Error::InvalidParameter` naming `fpr`: the two ends of the open interval
+/// (0, 1), a value beyond each end, NaN and both infinities. One list, so
+/// that every filter is held to the same set.
+pub const BAD_RATES: [f64; 7] = [
+    0.0,
+    1.0,
+    -0.01,
+    1.5,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+];
