@@ -6,6 +6,9 @@
 use counting_bloom::BlockedCountingBloomFilter;
 use filter_core::testing::oracle::{Codec, Harness, Op};
 
+mod common;
+use common::{few_keys, stretched};
+
 type Blocked = BlockedCountingBloomFilter;
 
 fn codec() -> Option<Codec<Blocked>> {
@@ -27,30 +30,6 @@ fn string_harness() -> Harness<Blocked, String> {
         key: |i| format!("https://example.com/{i}"),
         codec: codec(),
     }
-}
-
-/// Folds member keys into a domain of four, so that each key is inserted
-/// many times: sequences of a few hundred ops push keys past 15 copies and
-/// exercise saturated counters.
-fn few_keys(ops: &[Op]) -> Vec<Op> {
-    ops.iter()
-        .map(|op| match *op {
-            Op::Insert(n) => Op::Insert(n % 4),
-            other => other,
-        })
-        .collect()
-}
-
-/// Makes a sequence at least `len` ops long by repeating it.
-fn stretched(ops: &[Op], len: usize) -> Vec<Op> {
-    if ops.is_empty() {
-        return Vec::new();
-    }
-    ops.iter()
-        .copied()
-        .cycle()
-        .take(len.max(ops.len()))
-        .collect()
 }
 
 quickcheck::quickcheck! {
