@@ -50,6 +50,9 @@ pub(crate) struct Table {
     fingerprint_bits: u32,
     /// `4 · fingerprint_bits`.
     bucket_bits: u32,
+    /// `fingerprint_bits − 1`: a lane's flag bit (its top bit) less its
+    /// first bit.
+    lane_top: u32,
     /// What a lookup multiplies a bucket index by: `f / 2`, the bucket's
     /// first byte, for even `f` (2 to 8); `4f`, its first bit, for odd `f`
     /// (20 to 60). One field for both, and the lookup tells the cases apart
@@ -89,6 +92,7 @@ impl Table {
             odd_bit: usize::from(buckets >= 2),
             fingerprint_bits: f,
             bucket_bits,
+            lane_top: f - 1,
             stride: if f % 2 == 0 {
                 f as usize / 2
             } else {
@@ -123,8 +127,15 @@ impl Table {
     /// The bucket's first byte, and the offset (0 or 4) of its first bit in it.
     #[inline]
     fn byte_and_shift(&self, bucket: usize) -> (usize, u32) {
-        let bit = bucket * self.bucket_bits as usize;
-        (bit >> 3, (bit & 7) as u32)
+        // As in `either_has`: even widths start on a byte, and the stride
+        // tells the cases apart (a branch the same for every call).
+        let stride = self.stride;
+        if stride < 16 {
+            (bucket * stride, 0)
+        } else {
+            let bit = bucket * stride;
+            (bit >> 3, (bit & 7) as u32)
+        }
     }
 
     /// The 8 bytes starting at `byte`, little-endian.
@@ -181,7 +192,7 @@ impl Table {
     /// Overwrites the bucket's `4f` bits with the low bits of `value`,
     /// keeping the neighbours' bits that share its 8-byte window.
     #[inline]
-    fn write(&mut self, bucket: usize, value: u64) {
+    pub(crate) fn write(&mut self, bucket: usize, value: u64) {
         let (byte, shift) = self.byte_and_shift(bucket);
         let mask = self.bucket_mask << shift;
         let window = (self.window(byte) & !mask) | ((value & self.bucket_mask) << shift);
@@ -355,13 +366,23 @@ impl Table {
         !nonzero & self.lanes_high
     }
 
+    /// The high bit of the lowest lane of `x` that is zero, and perhaps of
+    /// lanes above it, or 0 if no lane is zero: the borrow test of
+    /// `bucket_has`, which flags falsely only above a lane that is truly
+    /// zero. Three operations where [`zero_lanes`](Self::zero_lanes) takes
+    /// six, for the paths that want only the lowest such lane.
+    #[inline]
+    fn lowest_zero_lane(&self, x: u64) -> u64 {
+        x.wrapping_sub(self.lanes_low) & !x & self.lanes_high
+    }
+
     /// The bit position where the first lane matching `fingerprint` (0 for an
     /// empty slot) starts, if any.
     #[inline]
-    fn find_lane(&self, bucket_value: u64, fingerprint: u64) -> Option<u32> {
+    pub(crate) fn find_lane(&self, bucket_value: u64, fingerprint: u64) -> Option<u32> {
         let flags = self.zero_lanes(bucket_value ^ fingerprint.wrapping_mul(self.lanes_low));
         // A lane's flag is its top bit; the lane starts f − 1 bits lower.
-        (flags != 0).then(|| flags.trailing_zeros() + 1 - self.fingerprint_bits)
+        (flags != 0).then(|| flags.trailing_zeros() - self.lane_top)
     }
 
     /// How many slots of `bucket` hold `fingerprint`.
@@ -381,24 +402,151 @@ impl Table {
     /// # Panics
     ///
     /// If `bucket ≥ buckets`: a bug in this crate, never a user input.
-    #[inline]
+    #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn try_put(&mut self, bucket: usize, fingerprint: u64) -> bool {
         assert!(bucket < self.buckets, "bucket {bucket} of {}", self.buckets);
-        let (byte, shift) = self.byte_and_shift(bucket);
+        let stride = self.stride;
+        // Two copies, as in `either_has`: even widths need no shift.
         // SAFETY: `bucket < buckets` (asserted), so its window is inside the
-        // table (see `window_unchecked`).
+        // table (see `window_unchecked`); `bit >> 3` is its first byte.
+        unsafe {
+            if stride < 16 {
+                self.put_in_window(bucket * stride, 0, fingerprint)
+            } else {
+                let bit = bucket * stride;
+                self.put_in_window(bit >> 3, (bit & 7) as u32, fingerprint)
+            }
+        }
+    }
+
+    /// [`try_put`](Self::try_put) for the bucket at bit `shift` of the
+    /// window at `byte`.
+    ///
+    /// # Safety
+    ///
+    /// As [`window_unchecked`](Self::window_unchecked).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_in_window(&mut self, byte: usize, shift: u32, fingerprint: u64) -> bool {
+        // SAFETY: the caller's promise.
         let window = unsafe { self.window_unchecked(byte) };
-        // Bits above the bucket do not reach the lanes' flags.
-        let flags = self.zero_lanes(window >> shift);
+        // Bits above the bucket do not reach the lanes' flags, and only the
+        // lowest flag is used.
+        let flags = self.lowest_zero_lane(window >> shift);
         if flags == 0 {
             return false;
         }
         // A lane's flag is its top bit; the lane starts f − 1 bits lower.
-        let start = shift + flags.trailing_zeros() + 1 - self.fingerprint_bits;
+        let start = shift + flags.trailing_zeros() - self.lane_top;
         // SAFETY: as above.
         unsafe { self.store_window_unchecked(byte, window | fingerprint << start) };
         true
+    }
+
+    /// Puts `fingerprint` in an empty slot of `first`, or else of `second`;
+    /// `false` if both are full.
+    ///
+    /// For a table near capacity, where the first bucket is often full:
+    /// both windows are loaded before either is examined, so the second
+    /// bucket's cache miss overlaps the first's instead of following it, and
+    /// the bucket is chosen with a mask, not a branch on a coin toss (as in
+    /// [`remove_from_either`](Self::remove_from_either)).
+    ///
+    /// # Panics
+    ///
+    /// If a bucket is `≥ buckets`: a bug in this crate, never a user input.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn try_put_either(&mut self, first: usize, second: usize, fingerprint: u64) -> bool {
+        match self.find_in_either(first, second, 0) {
+            Some((byte, window, start)) => {
+                // Only the chosen window is stored, as read but for the
+                // filled lane.
+                // SAFETY: `find_in_either` returns the first byte of a
+                // bucket `< buckets`.
+                unsafe { self.store_window_unchecked(byte, window | fingerprint << start) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The first byte, window and lane start of a lane equal to `lane` (0
+    /// for an empty slot) in bucket `first`, or else in `second`.
+    ///
+    /// Both windows are loaded before either is examined, and the bucket is
+    /// chosen with a mask, not a branch: whether it is the first or the
+    /// second is a coin toss, which a branch would often mispredict (the
+    /// compiler turned the plain `if` into one). Two copies, as in
+    /// `either_has`: even widths need no shift.
+    ///
+    /// # Panics
+    ///
+    /// If a bucket is `≥ buckets`: a bug in this crate, never a user input.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn find_in_either(&self, first: usize, second: usize, lane: u64) -> Option<(usize, u64, u32)> {
+        // One compare each guards the unchecked accesses below.
+        assert!(first < self.buckets && second < self.buckets);
+        let broadcast = lane.wrapping_mul(self.lanes_low);
+        let stride = self.stride;
+        // SAFETY: both buckets are `< buckets` (asserted), so their windows
+        // are inside the table (see `window_unchecked`); `bit >> 3` is a
+        // bucket's first byte.
+        unsafe {
+            if stride < 16 {
+                self.find_in_windows(first * stride, 0, second * stride, 0, broadcast)
+            } else {
+                let (bit1, bit2) = (first * stride, second * stride);
+                self.find_in_windows(
+                    bit1 >> 3,
+                    (bit1 & 7) as u32,
+                    bit2 >> 3,
+                    (bit2 & 7) as u32,
+                    broadcast,
+                )
+            }
+        }
+    }
+
+    /// [`find_in_either`](Self::find_in_either) for the buckets at bit
+    /// `shift1` of the window at `byte1` and at bit `shift2` of the one at
+    /// `byte2`.
+    ///
+    /// # Safety
+    ///
+    /// `byte1 + 8` and `byte2 + 8` are at most `bytes.len()`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn find_in_windows(
+        &self,
+        byte1: usize,
+        shift1: u32,
+        byte2: usize,
+        shift2: u32,
+        broadcast: u64,
+    ) -> Option<(usize, u64, u32)> {
+        // SAFETY: the caller's promise.
+        let (window1, window2) =
+            unsafe { (self.window_unchecked(byte1), self.window_unchecked(byte2)) };
+        // Bits above a bucket do not reach its lanes' flags, and only the
+        // lowest flag of each is used.
+        let flags1 = self.lowest_zero_lane((window1 >> shift1) ^ broadcast);
+        let flags2 = self.lowest_zero_lane((window2 >> shift2) ^ broadcast);
+        if flags1 | flags2 == 0 {
+            return None;
+        }
+        let in_first = u64::from(flags1 != 0).wrapping_neg();
+        let choose = |a: u64, b: u64| b ^ ((a ^ b) & in_first);
+        let shift = choose(u64::from(shift1), u64::from(shift2)) as u32;
+        // A lane's flag is its top bit; the lane starts f − 1 bits lower.
+        let start = shift + choose(flags1, flags2).trailing_zeros() - self.lane_top;
+        Some((
+            choose(byte1 as u64, byte2 as u64) as usize,
+            choose(window1, window2),
+            start,
+        ))
     }
 
     /// Makes room for `fingerprint` in `bucket` by moving one of its
@@ -456,7 +604,7 @@ impl Table {
     /// # Panics
     ///
     /// If a bucket is `≥ buckets`: a bug in this crate, never a user input.
-    #[inline]
+    #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn remove_from_either(
         &mut self,
@@ -464,36 +612,26 @@ impl Table {
         second: usize,
         fingerprint: u64,
     ) -> bool {
-        // One compare each guards the unchecked accesses below.
-        assert!(first < self.buckets && second < self.buckets);
-        let broadcast = fingerprint.wrapping_mul(self.lanes_low);
-        let ((byte1, shift1), (byte2, shift2)) =
-            (self.byte_and_shift(first), self.byte_and_shift(second));
-        // SAFETY: both buckets are `< buckets` (asserted), so their windows
-        // are inside the table (see `window_unchecked`).
-        let (window1, window2) =
-            unsafe { (self.window_unchecked(byte1), self.window_unchecked(byte2)) };
-        // Bits above a bucket do not reach its lanes' flags.
-        let flags1 = self.zero_lanes((window1 >> shift1) ^ broadcast);
-        let flags2 = self.zero_lanes((window2 >> shift2) ^ broadcast);
-        if flags1 | flags2 == 0 {
-            return false;
+        match self.find_in_either(first, second, fingerprint) {
+            Some((byte, window, start)) => {
+                // Only the chosen window is stored, as read but for the
+                // cleared lane.
+                // SAFETY: `find_in_either` returns the first byte of a
+                // bucket `< buckets`.
+                unsafe {
+                    self.store_window_unchecked(byte, window & !(self.fingerprint_mask << start));
+                }
+                true
+            }
+            None => false,
         }
-        // Select with a mask, not a branch: whether an item sits in its first
-        // or second bucket is a coin toss, so a branch would be mispredicted
-        // often (the compiler turned the plain `if` into one).
-        let in_first = u64::from(flags1 != 0).wrapping_neg();
-        let choose = |a: u64, b: u64| b ^ ((a ^ b) & in_first);
-        let byte = choose(byte1 as u64, byte2 as u64) as usize;
-        let window = choose(window1, window2);
-        let shift = choose(u64::from(shift1), u64::from(shift2)) as u32;
-        let flags = choose(flags1, flags2);
-        // A lane's flag is its top bit; the lane starts f − 1 bits lower.
-        let start = shift + flags.trailing_zeros() + 1 - self.fingerprint_bits;
-        // Only the chosen window is stored, as read but for the cleared lane.
-        // SAFETY: as above.
-        unsafe { self.store_window_unchecked(byte, window & !(self.fingerprint_mask << start)) };
-        true
+    }
+
+    /// The fingerprint in slot `slot` (0..4) of a bucket whose bits are
+    /// `bucket_value` (0 if empty).
+    #[inline]
+    pub(crate) fn lane(&self, bucket_value: u64, slot: u32) -> u64 {
+        (bucket_value >> (slot * self.fingerprint_bits)) & self.fingerprint_mask
     }
 
     /// The fingerprint in slot `slot` (0..4) of `bucket` (0 if empty).
