@@ -392,8 +392,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
         Ok(())
     }
 
-    /// Places `fp`, whose buckets are both full, by evicting residents along a
-    /// random walk that starts at `bucket`. Each step first looks one move
+    /// Places `fp`, whose buckets are both full and for which no chain of
+    /// two moves leads to a free slot (`Table::place_nearby`), by evicting
+    /// residents along a random walk that starts at `bucket`, one of its
+    /// buckets chosen at random. Each step first looks one move
     /// ahead: if a resident of the current bucket can move to its other
     /// bucket, it does and `fp` takes its slot. Otherwise a random resident
     /// is evicted, and the walk continues from its other bucket (full, as

@@ -1,14 +1,24 @@
-//! Breadth-first search for a free slot: the fallback after a failed random
-//! walk, and the way a victim is put back after a remove.
+//! Breadth-first search for a free slot: first a shallow one before the
+//! random walk, then a wider one after a failed walk, and the way a victim
+//! is put back after a remove.
 //!
 //! The random walk of the paper is cheap but blind: near capacity it can
-//! miss free slots two moves away for 500 kicks. A breadth-first search over
-//! the graph "bucket → the other buckets of its residents" finds the shortest
-//! chain of moves to any free slot within a bounded number of buckets, and
-//! then performs the moves from the free end back, so every fingerprint
-//! always sits in one of its two buckets. It runs only when both candidate
-//! buckets are full and the walk failed, or when a remove frees room while
-//! the victim slot is occupied.
+//! miss free slots two moves away for 500 kicks, and each of its steps waits
+//! for the previous one's cache miss. A breadth-first search over the graph
+//! "bucket → the other buckets of its residents" finds the shortest chain of
+//! moves to a free slot, and then performs the moves from the free end
+//! back, so every fingerprint always sits in one of its two buckets (Li et
+//! al., "Algorithmic improvements for fast concurrent cuckoo hashing",
+//! EuroSys 2014, found the same: breadth-first chains are much shorter near
+//! capacity).
+//!
+//! - [`place_nearby`](Table::place_nearby) runs for every insert whose two
+//!   buckets are both full: two levels (the other buckets of their 8
+//!   residents, then of those buckets' 32), each read all at once so that
+//!   a level costs about one cache miss, in fixed-size arrays.
+//! - [`place_by_search`](Table::place_by_search) runs only when the walk
+//!   after that failed too (up to 512 buckets), or when a remove frees room
+//!   while the victim slot is occupied (up to 65,536).
 
 use std::collections::HashSet;
 
@@ -162,6 +172,61 @@ impl Table {
             let moving = self.slot(nodes[parent].bucket, parent_slot);
             self.swap(bucket, slot, moving);
             (node, slot) = (parent, parent_slot);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Fills tables of odd and even bucket counts through `place_nearby`
+    /// (when both buckets are full) and checks after every placement that
+    /// each item placed so far is in one of its two buckets, and that
+    /// nothing else is in the table.
+    #[test]
+    fn place_nearby_keeps_every_item_in_one_of_its_buckets() {
+        let mut state = 0x0123_4567_89AB_CDEFu64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            filter_core::mix64(state)
+        };
+        for (buckets, bits) in [(64, 8), (63, 8), (101, 5), (40, 16), (7, 12)] {
+            let bytes = vec![0; crate::table::bytes_for(buckets, bits).unwrap()];
+            let mut t = Table::from_bytes(bytes, buckets, bits);
+            // Copies per (lower bucket, upper bucket, fingerprint).
+            let mut items: HashMap<(usize, usize, u64), usize> = HashMap::new();
+            let (mut placed, mut nearby) = (0, 0);
+            for _ in 0..buckets * SLOTS * 2 {
+                let first = (next() % buckets as u64) as usize;
+                let fp = next() % ((1 << bits) - 1) + 1;
+                let second = t.alt(first, fp);
+                let ok = if t.try_put(first, fp) || t.try_put(second, fp) {
+                    true
+                } else {
+                    let ok = t.place_nearby(first, second, fp);
+                    nearby += usize::from(ok);
+                    ok
+                };
+                if !ok {
+                    continue;
+                }
+                placed += 1;
+                *items
+                    .entry((first.min(second), first.max(second), fp))
+                    .or_default() += 1;
+                for (&(a, b, fp), &copies) in &items {
+                    let held = if a == b {
+                        t.count(a, fp) as usize
+                    } else {
+                        (t.count(a, fp) + t.count(b, fp)) as usize
+                    };
+                    assert!(held >= copies, "m {buckets} f {bits}: ({a}, {b}, {fp})");
+                }
+                assert_eq!(t.occupied_slots(), placed, "m {buckets} f {bits}");
+            }
+            assert!(nearby > 0, "m {buckets} f {bits}: never moved anything");
         }
     }
 }
