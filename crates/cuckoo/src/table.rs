@@ -34,6 +34,15 @@ pub(crate) const PADDING_BYTES: usize = 7;
 /// few bits over the high bits that [`filter_core::reduce`] keeps.
 const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// A number that orders flag words by their lowest flag, lowest first, and
+/// puts a word with no flag (0) after all others, also after a flag in bit
+/// 63 (16-bit lanes): `x & −x` is the lowest flag alone, and less 1 it is
+/// `2^k − 1` for a flag in bit k, or `u64::MAX` for none.
+#[inline]
+fn lowest_flag_order(flags: u64) -> u64 {
+    (flags & flags.wrapping_neg()).wrapping_sub(1)
+}
+
 /// `buckets` buckets of four `fingerprint_bits`-bit slots.
 ///
 /// Invariants: `MIN_FINGERPRINT_BITS ≤ fingerprint_bits ≤ MAX_FINGERPRINT_BITS`;
@@ -376,6 +385,23 @@ impl Table {
         x.wrapping_sub(self.lanes_low) & !x & self.lanes_high
     }
 
+    /// Of buckets whose bits are `values`, the emptiest one with an empty
+    /// slot (by its lowest empty slot, the first on a tie; see
+    /// `find_in_windows`), and where that slot starts; `None` if all are
+    /// full. No branch per bucket: the keys are compared as numbers.
+    #[inline]
+    pub(crate) fn emptiest(&self, values: &[u64]) -> Option<(usize, u32)> {
+        let (mut best, mut best_key) = (0, u64::MAX);
+        for (i, &value) in values.iter().enumerate() {
+            let key = lowest_flag_order(self.lowest_zero_lane(value));
+            if key < best_key {
+                (best, best_key) = (i, key);
+            }
+        }
+        // The key is `2^k − 1` for the flag in bit k, the top bit of its lane.
+        (best_key != u64::MAX).then(|| (best, best_key.trailing_ones() - self.lane_top))
+    }
+
     /// The bit position where the first lane matching `fingerprint` (0 for an
     /// empty slot) starts, if any.
     #[inline]
@@ -552,16 +578,12 @@ impl Table {
         // shows in its lowest empty slot, since inserts fill the lowest one
         // and moves keep slots in place: a bucket of k items holds them in
         // slots 0..k unless a remove left a hole (which only makes the
-        // choice less even). `x & −x` is the lowest flag alone, and less 1
-        // it orders the buckets by it, a bucket with no flag (0 − 1) last,
-        // also after a flag in bit 63 (16-bit lanes). A popcount instead is
-        // some thirty instructions without POPCNT (not in baseline x86-64)
+        // choice less even); `lowest_flag_order` ranks them by it. A
+        // popcount instead is some thirty instructions without POPCNT (not in baseline x86-64)
         // and made inserts at 1M keys 30 % slower. (`EMPTIER` is a
         // constant, so only one choice is compiled.)
         let in_first = if EMPTIER {
-            let below1 = (flags1 & flags1.wrapping_neg()).wrapping_sub(1);
-            let below2 = (flags2 & flags2.wrapping_neg()).wrapping_sub(1);
-            u64::from(below1 <= below2).wrapping_neg()
+            u64::from(lowest_flag_order(flags1) <= lowest_flag_order(flags2)).wrapping_neg()
         } else {
             u64::from(flags1 != 0).wrapping_neg()
         };
@@ -892,6 +914,44 @@ mod tests {
                     }
                 }
                 assert!(t.padding_is_clear());
+            }
+        }
+    }
+
+    #[test]
+    fn emptiest_picks_the_lowest_empty_slot_first_bucket_on_a_tie() {
+        let mut state = 0x0DDB_A11C_0FFE_E000u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            filter_core::mix64(state)
+        };
+        for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
+            let t = table(1, bits);
+            let top = (1u64 << bits) - 1;
+            for _ in 0..2_000 {
+                // Mostly full buckets, so that "none" and ties both occur.
+                let values: Vec<u64> = (0..8)
+                    .map(|_| {
+                        (0..SLOTS as u32).fold(0, |acc, k| {
+                            let lane = if next() % 4 == 0 { 0 } else { next() % top + 1 };
+                            acc | lane << (k * bits)
+                        })
+                    })
+                    .collect();
+                let lowest_empty = |v: u64| {
+                    (0..SLOTS as u32)
+                        .find(|&k| t.lane(v, k) == 0)
+                        .map(|k| k * bits)
+                };
+                let mut want: Option<(usize, u32)> = None;
+                for (i, &v) in values.iter().enumerate() {
+                    if let Some(start) = lowest_empty(v) {
+                        if want.is_none_or(|(_, best)| start < best) {
+                            want = Some((i, start));
+                        }
+                    }
+                }
+                assert_eq!(t.emptiest(&values), want, "bits {bits} {values:x?}");
             }
         }
     }
