@@ -181,10 +181,16 @@ pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
 
 /// Folds the repetitions of one row: the accuracy of the first (checked
 /// identical across repetitions for deterministic filters; the worst false
-/// negative count otherwise), the lower quartile of the lookup and remove
+/// negative count otherwise), the timing of all repetitions pooled, and the
+/// timing of each repetition on its own.
+///
+/// Pooled, a row reports the lower quartile of the lookup and remove
 /// batches of all repetitions, and the fastest build (a build is one timed
-/// span, and on a shared machine noise only ever adds to it).
-pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timing)> {
+/// span, and on a shared machine noise only ever adds to it). The
+/// per-repetition timings let the report show how far a ratio between two
+/// rows moves from one round to the next: the rows of one round run close
+/// together in time, under the same neighbours.
+pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timing, Vec<Timing>)> {
     let first = samples.first().ok_or("no samples")?;
     let mut accuracy = first.accuracy.clone();
     for s in &samples[1..] {
@@ -197,6 +203,16 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
         }
         accuracy.false_negatives = accuracy.false_negatives.max(s.accuracy.false_negatives);
     }
+    let per_rep = samples
+        .iter()
+        .map(|s| timing(entry, std::slice::from_ref(s)))
+        .collect();
+    Ok((accuracy, timing(entry, samples), per_rep))
+}
+
+/// The timing of `samples` pooled: the lower quartile of their batches and
+/// the fastest build.
+fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
     let pool = |batches: fn(&Sample) -> &Vec<f64>| -> f64 {
         let mut all: Vec<f64> = samples
             .iter()
@@ -204,7 +220,7 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
             .collect();
         quantile(&mut all, BATCH_QUANTILE)
     };
-    let timing = Timing {
+    Timing {
         build_ns: samples
             .iter()
             .map(|s| s.build_ns)
@@ -212,8 +228,7 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
         hit_ns: pool(|s| &s.hit_batches),
         miss_ns: pool(|s| &s.miss_batches),
         remove_ns: entry.remove.then(|| pool(|s| &s.remove_batches)),
-    };
-    Ok((accuracy, timing))
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 //! filter supports it, emptied by removes. Rows are measured round-robin, one
 //! repetition of every row before the next repetition of any, so a noisy
 //! neighbour slows all rows alike; the report gives the lower quartile of the
-//! timed batches (see `measure`).
+//! timed batches (see `measure`), and beside each ratio against a peer the
+//! lowest and highest ratio of a single round, so a reader can tell a real
+//! difference from this machine's noise.
 //!
 //! Timings come from optimized code only: the `cargo xtask` alias builds this
 //! binary with `--release`, and a debug build refuses to run.
@@ -160,13 +162,14 @@ fn measure_all(options: &Options, entries: &[Entry]) -> Result<Vec<Row>> {
             }
         }
         for ((entry, target), samples) in plan.iter().zip(&samples) {
-            let (accuracy, timing) = measure::fold(entry, samples)?;
+            let (accuracy, timing, per_rep) = measure::fold(entry, samples)?;
             rows.push(Row {
                 entry: *entry,
                 n,
                 target: *target,
                 accuracy,
                 timing,
+                per_rep,
             });
         }
         if bar.is_hidden() {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::Result;
 use super::advice;
 use super::machine::Machine;
+use super::measure::Timing;
 use super::options::Options;
 use super::row::{Row, count, pct};
 
@@ -44,6 +45,27 @@ fn ns(v: f64) -> String {
     } else {
         format!("{v:.1}")
     }
+}
+
+/// `ours / peer` for one timing, pooled over the repetitions, followed by
+/// the lowest and highest ratio of a single round when there were several
+/// (`1.07 (1.02–1.10)`); `–` when either row lacks the timing.
+fn timing_ratio(ours: &Row, peer: &Row, metric: fn(&Timing) -> Option<f64>) -> String {
+    let (Some(a), Some(b)) = (metric(&ours.timing), metric(&peer.timing)) else {
+        return "–".into();
+    };
+    let rounds: Vec<f64> = ours
+        .per_rep
+        .iter()
+        .zip(&peer.per_rep)
+        .filter_map(|(o, p)| Some(metric(o)? / metric(p)?))
+        .collect();
+    if rounds.len() < 2 {
+        return format!("{:.2}", a / b);
+    }
+    let low = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = rounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{:.2} ({low:.2}–{high:.2})", a / b)
 }
 
 fn who(r: &Row) -> (String, String) {
@@ -134,7 +156,11 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     let _ = writeln!(s, "\n## Against the closest peer\n");
     let _ = writeln!(
         s,
-        "Ratios ours / peer, same keys, same run (below 1: ours is faster or smaller).\n"
+        "Ratios ours / peer, same keys, same run (below 1: ours is faster or smaller). \
+         In brackets, the lowest and highest ratio of a single round: rows are measured \
+         round-robin, so ours and the peer of one round ran moments apart, under the same \
+         neighbours. A range that straddles 1 means the two are level within this \
+         machine's noise.\n"
     );
     let _ = writeln!(
         s,
@@ -143,10 +169,6 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     let _ = writeln!(s, "| --: | --- | --: | --- | --: | --: | --: | --: | --: |");
     for (ours, peer) in advice::peer_pairs(rows) {
         let ratio = |a: f64, b: f64| format!("{:.2}", a / b);
-        let remove = match (ours.timing.remove_ns, peer.timing.remove_ns) {
-            (Some(a), Some(b)) => ratio(a, b),
-            _ => "–".into(),
-        };
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
@@ -156,10 +178,10 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
             peer.entry.name,
             peer.entry.krate,
             ratio(ours.bits_per_key(), peer.bits_per_key()),
-            ratio(ours.timing.build_ns, peer.timing.build_ns),
-            ratio(ours.timing.hit_ns, peer.timing.hit_ns),
-            ratio(ours.timing.miss_ns, peer.timing.miss_ns),
-            remove
+            timing_ratio(ours, peer, |t| Some(t.build_ns)),
+            timing_ratio(ours, peer, |t| Some(t.hit_ns)),
+            timing_ratio(ours, peer, |t| Some(t.miss_ns)),
+            timing_ratio(ours, peer, |t| t.remove_ns),
         );
     }
 
@@ -320,4 +342,68 @@ fn csv_text(rows: &[Row]) -> String {
         let _ = writeln!(s, "{}", fields.join(","));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::measure::{Accuracy, Entry, Sample};
+    use crate::compare::subject::{Family, Target};
+    use crate::compare::workload::Workload;
+
+    fn unmeasured(_: &Workload, _: Target) -> Result<Sample> {
+        Err("not measured in this test".into())
+    }
+
+    /// A row whose every repetition took `hit_ns` per member lookup.
+    fn row(peer: bool, hits: &[f64]) -> Row {
+        let timing = |hit_ns| Timing {
+            build_ns: 1.0,
+            hit_ns,
+            miss_ns: 1.0,
+            remove_ns: None,
+        };
+        Row {
+            entry: Entry {
+                name: "F",
+                krate: if peer { "peer" } else { "ours" },
+                family: Family::Bloom,
+                peer,
+                hasher: "none",
+                dynamic: true,
+                remove: false,
+                sized: false,
+                deterministic: true,
+                measure: unmeasured,
+            },
+            n: 1000,
+            target: Target::Fixed,
+            accuracy: Accuracy {
+                params: String::new(),
+                memory_bytes: 1,
+                expected_fpr: 0.0,
+                queries: 1,
+                false_positives: 0,
+                false_negatives: 0,
+                retries: None,
+                failed_removes: None,
+            },
+            timing: timing(hits.iter().copied().fold(f64::INFINITY, f64::min)),
+            per_rep: hits.iter().map(|&h| timing(h)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_timing_ratio_shows_the_range_of_single_rounds() {
+        // Rounds pair up in order: 2/4, 3/2, 4/4.
+        let (ours, peer) = (row(false, &[2.0, 3.0, 4.0]), row(true, &[4.0, 2.0, 4.0]));
+        assert_eq!(
+            timing_ratio(&ours, &peer, |t| Some(t.hit_ns)),
+            "1.00 (0.50–1.50)"
+        );
+        // One round has no range; a missing timing is a dash.
+        let (ours, peer) = (row(false, &[3.0]), row(true, &[2.0]));
+        assert_eq!(timing_ratio(&ours, &peer, |t| Some(t.hit_ns)), "1.50");
+        assert_eq!(timing_ratio(&ours, &peer, |t| t.remove_ns), "–");
+    }
 }

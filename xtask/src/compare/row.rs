@@ -10,7 +10,10 @@ pub(crate) struct Row {
     pub(crate) n: usize,
     pub(crate) target: Target,
     pub(crate) accuracy: Accuracy,
+    /// The timing pooled over every repetition: what the report quotes.
     pub(crate) timing: Timing,
+    /// The timing of each repetition alone, in the order they ran.
+    pub(crate) per_rep: Vec<Timing>,
 }
 
 impl Row {
