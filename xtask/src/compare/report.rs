@@ -160,7 +160,8 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
          In brackets, the lowest and highest ratio of a single round: rows are measured \
          round-robin, so ours and the peer of one round ran moments apart, under the same \
          neighbours. A range that straddles 1 means the two are level within this \
-         machine's noise.\n"
+         machine's noise. (The first figure pools the batches of every round, so it can \
+         fall just outside the range.)\n"
     );
     let _ = writeln!(
         s,
