@@ -136,6 +136,8 @@ mod filter;
 mod position;
 mod search;
 mod table;
+#[cfg(test)]
+mod test_rng;
 
 pub use filter::{CuckooFilter, MAX_COPIES, MAX_KICKS, TARGET_LOAD};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};

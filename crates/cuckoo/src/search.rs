@@ -189,11 +189,7 @@ mod tests {
     /// nothing else is in the table.
     #[test]
     fn place_nearby_keeps_every_item_in_one_of_its_buckets() {
-        let mut state = 0x0123_4567_89AB_CDEFu64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            filter_core::mix64(state)
-        };
+        let mut next = crate::test_rng::seeded(0x0123_4567_89AB_CDEF);
         for (buckets, bits) in [(64, 8), (63, 8), (101, 5), (40, 16), (7, 12)] {
             let bytes = vec![0; crate::table::bytes_for(buckets, bits).unwrap()];
             let mut t = Table::from_bytes(bytes, buckets, bits);

@@ -791,11 +791,7 @@ mod tests {
     fn either_has_matches_two_single_bucket_tests() {
         // Random full tables of every width, so that each window also holds
         // a neighbour's bits, and pairs that include the last bucket.
-        let mut state = 0x1234_5678_9ABC_DEF0u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            filter_core::mix64(state)
-        };
+        let mut next = crate::test_rng::seeded(0x1234_5678_9ABC_DEF0);
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
             for buckets in [1, 2, 37, 64] {
                 let mut t = table(buckets, bits);
@@ -830,11 +826,7 @@ mod tests {
     fn remove_from_either_matches_removing_from_first_then_second() {
         // Random tables of every width, neighbours sharing the windows,
         // pairs that include the last bucket and equal buckets.
-        let mut state = 0x0FED_CBA9_8765_4321u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            filter_core::mix64(state)
-        };
+        let mut next = crate::test_rng::seeded(0x0FED_CBA9_8765_4321);
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
             for buckets in [1, 2, 37, 64] {
                 let mut t = table(buckets, bits);
@@ -874,11 +866,7 @@ mod tests {
         // Random tables of every width with holes, neighbours sharing the
         // windows, pairs that include the last bucket and equal buckets;
         // 16-bit lanes put a flag in bit 63.
-        let mut state = 0x5EED_F0B0_C7E7_5EEDu64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            filter_core::mix64(state)
-        };
+        let mut next = crate::test_rng::seeded(0x5EED_F0B0_C7E7_5EED);
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
             let top = (1u64 << bits) - 1;
             for buckets in [1, 2, 37, 64] {
@@ -920,11 +908,7 @@ mod tests {
 
     #[test]
     fn emptiest_picks_the_lowest_empty_slot_first_bucket_on_a_tie() {
-        let mut state = 0x0DDB_A11C_0FFE_E000u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            filter_core::mix64(state)
-        };
+        let mut next = crate::test_rng::seeded(0x0DDB_A11C_0FFE_E000);
         for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
             let t = table(1, bits);
             let top = (1u64 << bits) - 1;
