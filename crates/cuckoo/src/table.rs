@@ -579,9 +579,9 @@ impl Table {
         // and moves keep slots in place: a bucket of k items holds them in
         // slots 0..k unless a remove left a hole (which only makes the
         // choice less even); `lowest_flag_order` ranks them by it. A
-        // popcount instead is some thirty instructions without POPCNT (not in baseline x86-64)
-        // and made inserts at 1M keys 30 % slower. (`EMPTIER` is a
-        // constant, so only one choice is compiled.)
+        // popcount instead is some thirty instructions without POPCNT (not
+        // in baseline x86-64) and made inserts at 1M keys 30 % slower.
+        // (`EMPTIER` is a constant, so only one choice is compiled.)
         let in_first = if EMPTIER {
             u64::from(lowest_flag_order(flags1) <= lowest_flag_order(flags2)).wrapping_neg()
         } else {
