@@ -345,7 +345,8 @@ impl<S: BuildHasher> CuckooFilter<S> {
         // 50 %, 80 % at 95 %) that reading both buckets at once pays; below
         // it, the second read is mostly wasted. A branch on the load, taken
         // the same way for long runs of inserts, so always predicted.
-        let placed = if self.len > self.table.buckets() * (SLOTS / 2) {
+        let both_read = self.len > self.table.buckets() * (SLOTS / 2);
+        let placed = if both_read {
             let second = self.table.alt(first, fp);
             self.table.try_put_either(first, second, fp)
         } else {
@@ -355,17 +356,18 @@ impl<S: BuildHasher> CuckooFilter<S> {
             self.len += 1;
             return Ok(());
         }
-        self.insert_past_full(first, fp)
+        self.insert_past_full(first, fp, both_read)
     }
 
-    /// The rest of an insert whose first bucket is full. Out of line, so
+    /// The rest of an insert whose first bucket is full, and whose second
+    /// is too if `second_full` (both were read at once). Out of line, so
     /// that the common insert stays a few dozen instructions: an insert that
     /// misses the cache waits on its load, and how many the CPU overlaps is
     /// set by how many instructions each one holds.
     #[inline(never)]
-    fn insert_past_full(&mut self, first: usize, fp: u64) -> Result<(), Error> {
+    fn insert_past_full(&mut self, first: usize, fp: u64, second_full: bool) -> Result<(), Error> {
         let second = self.table.alt(first, fp);
-        if self.table.try_put(second, fp) {
+        if !second_full && self.table.try_put(second, fp) {
             self.len += 1;
             return Ok(());
         }
