@@ -74,6 +74,36 @@ mod avx2 {
 
     use crate::counter_block::{Block, Half, halves};
 
+    /// The shift of the counter that counter bits `bits` name in each word
+    /// of a block: words 0–3 in the first vector, 4–7 in the second. Word
+    /// w's shift is 4·((bits >> 4w) & 15), that is ((bits << 2) >> 4w) &
+    /// 0x3C. The counters are named by the low 32 bits, so shifting two bits
+    /// out at the top loses nothing.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn counter_shifts(bits: u64) -> (__m256i, __m256i) {
+        // SAFETY: the caller guarantees AVX2; no memory is touched.
+        unsafe {
+            // A bit-for-bit reinterpretation: the intrinsic takes i64.
+            let g = _mm256_set1_epi64x(i64::from_ne_bytes((bits << 2).to_ne_bytes()));
+            let shift_mask = _mm256_set1_epi64x(0x3C);
+            let shifts = |first: i64| {
+                _mm256_and_si256(
+                    _mm256_srlv_epi64(
+                        g,
+                        _mm256_setr_epi64x(first, first + 4, first + 8, first + 12),
+                    ),
+                    shift_mask,
+                )
+            };
+            (shifts(0), shifts(16))
+        }
+    }
+
     /// The words of `block` whose counter named by `bits` is zero, as a bit
     /// mask (bit w for word w): the AVX2 twin of `zero_words_portable`.
     ///
@@ -88,22 +118,8 @@ mod avx2 {
         // 64, so both 32-byte halves are in bounds and 32-byte aligned as
         // `_mm256_load_si256` requires.
         unsafe {
-            // A bit-for-bit reinterpretation: the intrinsic takes i64. The
-            // counters are named by the low 32 bits, so shifting two bits out
-            // at the top loses nothing.
-            let g = _mm256_set1_epi64x(i64::from_ne_bytes((bits << 2).to_ne_bytes()));
             let nibble = _mm256_set1_epi64x(15);
-            let shift_mask = _mm256_set1_epi64x(0x3C);
-            // Word w's counter shift is 4·((bits >> 4w) & 15), that is
-            // ((bits << 2) >> 4w) & 0x3C.
-            let low_shift = _mm256_and_si256(
-                _mm256_srlv_epi64(g, _mm256_setr_epi64x(0, 4, 8, 12)),
-                shift_mask,
-            );
-            let high_shift = _mm256_and_si256(
-                _mm256_srlv_epi64(g, _mm256_setr_epi64x(16, 20, 24, 28)),
-                shift_mask,
-            );
+            let (low_shift, high_shift) = counter_shifts(bits);
             let low = _mm256_and_si256(
                 _mm256_srlv_epi64(_mm256_load_si256(lanes), low_shift),
                 nibble,
@@ -156,16 +172,7 @@ mod avx2 {
         // `_mm256_load_si256` and `_mm256_store_si256` require; the block is
         // borrowed mutably, so nothing else reads or writes it meanwhile.
         unsafe {
-            let g = _mm256_set1_epi64x(i64::from_ne_bytes((bits << 2).to_ne_bytes()));
-            let shift_mask = _mm256_set1_epi64x(0x3C);
-            let low_shift = _mm256_and_si256(
-                _mm256_srlv_epi64(g, _mm256_setr_epi64x(0, 4, 8, 12)),
-                shift_mask,
-            );
-            let high_shift = _mm256_and_si256(
-                _mm256_srlv_epi64(g, _mm256_setr_epi64x(16, 20, 24, 28)),
-                shift_mask,
-            );
+            let (low_shift, high_shift) = counter_shifts(bits);
             let (low, high) = (_mm256_load_si256(lanes), _mm256_load_si256(lanes.add(1)));
             let nibble = _mm256_set1_epi64x(15);
             let low_value = _mm256_and_si256(_mm256_srlv_epi64(low, low_shift), nibble);
