@@ -67,6 +67,9 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
             ("non-member (miss)", RGBColor(255, 127, 14), |r| {
                 Some(r.timing.miss_ns)
             }),
+            ("half and half, shuffled", RGBColor(44, 160, 44), |r| {
+                Some(r.timing.mixed_ns)
+            }),
         ],
     )
     .map_err(chart_error)?;

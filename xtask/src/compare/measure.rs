@@ -1,5 +1,5 @@
-//! The measurement harness: one build, member and non-member lookups, and
-//! removes, for one filter at one size and target.
+//! The measurement harness: one build, member, non-member and mixed
+//! lookups, and removes, for one filter at one size and target.
 //!
 //! Each pass yields two kinds of result, kept apart on purpose:
 //! - [`Accuracy`] (space, false positives, false negatives, retries): a pure
@@ -69,6 +69,8 @@ pub(crate) struct Timing {
     pub(crate) build_ns: f64,
     pub(crate) hit_ns: f64,
     pub(crate) miss_ns: f64,
+    /// Half members, half non-members, shuffled (see `Workload::mixed`).
+    pub(crate) mixed_ns: f64,
     pub(crate) remove_ns: Option<f64>,
 }
 
@@ -80,6 +82,7 @@ pub(crate) struct Sample {
     build_ns: f64,
     hit_batches: Vec<f64>,
     miss_batches: Vec<f64>,
+    mixed_batches: Vec<f64>,
     remove_batches: Vec<f64>,
 }
 
@@ -144,6 +147,8 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
 
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
     let (false_positives, miss_batches) = batched(queries, |keys| count_hits(&filter, keys));
+    let (mixed_hits, mixed_batches) = batched(&workload.mixed, |keys| count_hits(&filter, keys));
+    black_box(mixed_hits);
 
     let mut accuracy = Accuracy {
         params: filter.params(),
@@ -166,6 +171,7 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         build_ns: per_key(build_time, members.len()),
         hit_batches,
         miss_batches,
+        mixed_batches,
         remove_batches,
     })
 }
@@ -227,6 +233,7 @@ fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
             .fold(f64::INFINITY, f64::min),
         hit_ns: pool(|s| &s.hit_batches),
         miss_ns: pool(|s| &s.miss_batches),
+        mixed_ns: pool(|s| &s.mixed_batches),
         remove_ns: entry.remove.then(|| pool(|s| &s.remove_batches)),
     }
 }

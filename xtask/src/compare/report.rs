@@ -165,14 +165,17 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     );
     let _ = writeln!(
         s,
-        "| n | filter | target | peer | bits/key | build | lookup hit | lookup miss | remove |"
+        "| n | filter | target | peer | bits/key | build | lookup hit | lookup miss | lookup mixed | remove |"
     );
-    let _ = writeln!(s, "| --: | --- | --: | --- | --: | --: | --: | --: | --: |");
+    let _ = writeln!(
+        s,
+        "| --: | --- | --: | --- | --: | --: | --: | --: | --: | --: |"
+    );
     for (ours, peer) in advice::peer_pairs(rows) {
         let ratio = |a: f64, b: f64| format!("{:.2}", a / b);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |",
             count(ours.n),
             ours.entry.name,
             opt(ours.target_fpr().map(pct)),
@@ -182,6 +185,7 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
             timing_ratio(ours, peer, |t| Some(t.build_ns)),
             timing_ratio(ours, peer, |t| Some(t.hit_ns)),
             timing_ratio(ours, peer, |t| Some(t.miss_ns)),
+            timing_ratio(ours, peer, |t| Some(t.mixed_ns)),
             timing_ratio(ours, peer, |t| t.remove_ns),
         );
     }
@@ -240,8 +244,9 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
         "Nanoseconds per key; this machine, this run. Build is the whole construction \
          divided by n (`with_fpr` and n inserts for dynamic filters, one construction from \
          all keys for static ones), fastest of the repetitions. Lookups query every member \
-         (hit) and every non-member (miss) in a loop, and remove deletes every member once, \
-         timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
+         (hit), every non-member (miss), and a mix of half members and half non-members in \
+         a seeded random order (mixed), in a loop; remove deletes every member once. All \
+         are timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
          is reported, so batches slowed by other processes (preemption, a shared cache or \
          memory bus) do not count. Even so, on a busy machine ratios move by tens of \
          percent between runs (a filter that fits the last-level cache is fast or slow \
@@ -251,21 +256,22 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
     for &n in &options.sizes {
         let _ = writeln!(
             s,
-            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | lookup hit | lookup miss | remove |",
+            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | lookup hit | lookup miss | lookup mixed | remove |",
             count(n)
         );
-        let _ = writeln!(s, "| --- | --- | --: | --- | --: | --: | --: | --: |");
+        let _ = writeln!(s, "| --- | --- | --: | --- | --: | --: | --: | --: | --: |");
         for r in rows.iter().filter(|r| r.n == n) {
             let (name, krate) = who(r);
             let t = &r.timing;
             let _ = writeln!(
                 s,
-                "| {name} | {krate} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {krate} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(r.target_fpr().map(pct)),
                 if r.entry.dynamic { "dynamic" } else { "static" },
                 ns(t.build_ns),
                 ns(t.hit_ns),
                 ns(t.miss_ns),
+                ns(t.mixed_ns),
                 t.remove_ns.map_or_else(|| "–".into(), ns),
             );
         }
@@ -299,7 +305,7 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
 
 const CSV_HEADER: &str = "n,filter,crate,peer,hasher,kind,remove,params,target_fpr,expected_fpr,\
 measured_fpr,false_positives,queries,bits_per_key,lower_bound_bits_per_key,overhead_pct,retries,\
-false_negatives,failed_removes,build_ns_per_key,lookup_hit_ns,lookup_miss_ns,remove_ns";
+false_negatives,failed_removes,build_ns_per_key,lookup_hit_ns,lookup_miss_ns,lookup_mixed_ns,remove_ns";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -338,6 +344,7 @@ fn csv_text(rows: &[Row]) -> String {
             format!("{:.3}", t.build_ns),
             format!("{:.3}", t.hit_ns),
             format!("{:.3}", t.miss_ns),
+            format!("{:.3}", t.mixed_ns),
             t.remove_ns.map_or_else(String::new, |v| format!("{v:.3}")),
         ];
         let _ = writeln!(s, "{}", fields.join(","));
@@ -362,6 +369,7 @@ mod tests {
             build_ns: 1.0,
             hit_ns,
             miss_ns: 1.0,
+            mixed_ns: 1.0,
             remove_ns: None,
         };
         Row {
