@@ -10,24 +10,12 @@ use crate::counters::{
     MAX_COUNT, count_saturated, locate, saturated_in_word, saturating_add_words, words_for,
     zeroed_table,
 };
-use filter_core::BloomProbes;
+use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes};
 
 /// The largest hash count a filter accepts. Every operation touches this
 /// many counters, so the limit bounds the cost of one call; 64 hashes is the
 /// optimum for a false-positive rate of about 1e-19.
 pub const MAX_HASHES: u32 = 64;
-
-// Tables up to this size are probed without branches, larger ones with an
-// early exit (see `CountingBloomFilter::contains_hash`).
-//
-// Measured on a shared 2-core AMD EPYC with 32 MiB of L3: at 1M keys (4.8 MB
-// table) the branch-free loop answered misses in about 16 ns against 27–53 ns
-// with an early exit, which mispredicts on half of all misses; at 10M keys
-// (48 MB, in DRAM) the early exit was 1.3–1.9× faster on misses, because loads
-// past the first zero counter are not issued (or are cancelled) and the
-// memory bandwidth they would use is the scarce resource. 16 MiB sits between
-// the two, below the last-level cache of most current server and desktop CPUs.
-const BRANCH_FREE_MAX_BYTES: usize = 16 << 20;
 
 /// The largest counter count a filter accepts: [`MAX_BITS`] (2^46), the same
 /// limit as a classic Bloom filter's bits, so that every rate a classic
@@ -220,11 +208,12 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 
     /// As [`contains`](Self::contains), for a raw 64-bit hash.
     ///
-    /// Two loops, chosen by table size: a table of up to 16 MiB, which fits
-    /// in the last-level cache of most current CPUs, is probed without a
-    /// data-dependent branch, so all k loads overlap and a miss costs no
-    /// misprediction; a larger table is probed with an early exit at the
-    /// first zero counter, so a miss fetches fewer cache lines from DRAM.
+    /// Two loops, chosen by table size ([`BRANCH_FREE_MAX_BYTES`], 16 MiB):
+    /// a table that fits in the last-level cache of most current CPUs is
+    /// probed without a data-dependent branch, so all k loads overlap and a
+    /// miss costs no misprediction; a larger table is probed with an early
+    /// exit at the first zero counter, so a miss fetches fewer cache lines
+    /// from DRAM.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let table = &self.table[..];
