@@ -6,7 +6,7 @@ use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
 use fixedbitset::FixedBitSet;
 
-use filter_core::BloomProbes;
+use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes};
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -185,10 +185,16 @@ impl<S: BuildHasher> BloomFilter<S> {
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
     ///
-    /// The first two probes decide most misses (at the optimum half the bits
-    /// are set, so three misses in four stop there); the rest are checked
-    /// without branching between them, so their loads overlap in the memory
-    /// system and a hit pays two predictable branches instead of k.
+    /// Two shapes, chosen by table size ([`BRANCH_FREE_MAX_BYTES`], 16 MiB).
+    /// A table that fits in the last-level cache of most current CPUs is
+    /// probed without a data-dependent branch: all k loads overlap, and no
+    /// answer is mispredicted, which is what a stream mixing members and
+    /// non-members pays for an early exit (13.9 ns per lookup against 9.2 ns
+    /// branch-free at 1M keys, 1 %). In a larger table a miss stops after the
+    /// first two probes when either bit is unset (at the optimum half the
+    /// bits are set, so three misses in four stop there), fetching two cache
+    /// lines from DRAM instead of k; the remaining probes of a key that
+    /// passes are checked without branching between them.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let words = self.bits.as_slice();
@@ -197,13 +203,17 @@ impl<S: BuildHasher> BloomFilter<S> {
             let p = positions.at(j);
             words[p / WORD_BITS] >> (p % WORD_BITS)
         };
-        // With k = 1 the "second" probe is the first one again.
-        let second = u32::from(self.hashes > 1);
-        if bit(0) & bit(second) & 1 == 0 {
-            return false;
+        let mut first_unchecked = 0;
+        if size_of_val(words) > BRANCH_FREE_MAX_BYTES {
+            // With k = 1 the "second" probe is the first one again.
+            let second = u32::from(self.hashes > 1);
+            if bit(0) & bit(second) & 1 == 0 {
+                return false;
+            }
+            first_unchecked = 2;
         }
         let mut all = 1;
-        for j in 2..self.hashes {
+        for j in first_unchecked..self.hashes {
             all &= bit(j);
         }
         all & 1 == 1
@@ -334,4 +344,66 @@ pub(crate) fn allocate_words(bits: u64) -> Result<Vec<usize>, Error> {
     let words = usize::try_from(bits.div_ceil(WORD_BITS as u64))
         .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
     filter_core::memory::zeroed_vec(words, "bits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filter_core::mix64;
+
+    /// What `contains_hash` must answer: whether all k probed bits are set.
+    fn naive_contains(filter: &BloomFilter, hash: u64) -> bool {
+        BloomProbes::new(hash, filter.bits.len())
+            .first(filter.hashes)
+            .all(|p| filter.bits.contains(p))
+    }
+
+    /// A filter of `bits` bits with every storage word random (about half
+    /// the bits set, as at the optimum), bits past the end left zero.
+    fn half_full(bits: usize, hashes: u32) -> BloomFilter {
+        let mut filter = BloomFilter::with_bits(bits as u64, hashes).unwrap();
+        for (i, word) in filter.bits.as_mut_slice().iter_mut().enumerate() {
+            *word = mix64(i as u64 + 1) as usize;
+        }
+        let tail = bits % WORD_BITS;
+        if tail != 0 {
+            let last = filter.bits.as_mut_slice().last_mut().unwrap();
+            *last &= (1 << tail) - 1;
+        }
+        filter
+    }
+
+    #[test]
+    fn both_lookup_shapes_answer_as_the_definition() {
+        // One table below the branch-free limit and one just above it, so
+        // both shapes run; at half fill a quarter of the keys pass the
+        // early exit's first two probes and go on to the rest.
+        let above = BRANCH_FREE_MAX_BYTES * 8 + 1000;
+        for (bits, hashes) in [
+            (100_003, 7),
+            (100_003, 1),
+            (above, 7),
+            (above, 1),
+            (above, 2),
+        ] {
+            let filter = half_full(bits, hashes);
+            let mut present = 0;
+            for i in 0..100_000u64 {
+                let hash = mix64(i ^ 0xF00D);
+                let expected = naive_contains(&filter, hash);
+                assert_eq!(
+                    filter.contains_hash(hash),
+                    expected,
+                    "{bits} bits, k={hashes}, hash {hash:#x}"
+                );
+                present += usize::from(expected);
+            }
+            // Half the bits are set, so about 100,000 / 2^k keys pass: the
+            // test would not notice a lookup that always answers false.
+            assert!(
+                present > 100_000 >> (hashes + 1),
+                "{bits} bits, k={hashes}: {present}"
+            );
+        }
+    }
 }
