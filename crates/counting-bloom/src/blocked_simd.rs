@@ -79,39 +79,59 @@ mod avx2 {
 
     use filter_core::reduce;
 
-    use crate::counter_block::{Block, Half, HalfPatterns, mixed, window};
+    use crate::counter_block::{Block, Half, Rows, WINDOWS, mixed, window};
 
     /// What one half of a key tests and changes its block with, computed
     /// from the hash alone, before the block arrives. Each field holds two
     /// vectors: words 0–3, then 4–7.
     #[derive(Clone, Copy)]
     struct Masks {
-        /// 0xF at the counter the half names in each word it uses (its
-        /// nibble mask), 0 in the lanes of the words it does not use.
+        /// 0xF at the counter the half names in each word (the word's
+        /// nibble mask), in every lane, used by the half or not.
         nibbles: [__m256i; 2],
         /// All ones in the lanes of the words the half does not use, 0 in
         /// the others.
         unused: [__m256i; 2],
     }
 
+    impl Masks {
+        /// The nibble masks of the words the half uses, 0 in the others.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[inline]
+        #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+        unsafe fn own(self, i: usize) -> __m256i {
+            // SAFETY: the caller guarantees AVX2; no memory is touched.
+            // andnot(a, b) is !a & b.
+            unsafe { _mm256_andnot_si256(self.unused[i], self.nibbles[i]) }
+        }
+    }
+
     /// The [`Masks`] of a half with counter bits `bits` whose unused lanes
     /// are `unused`. Word w's counter shift is 4·((bits >> 4w) & 15), that
-    /// is ((bits << 2) >> 4w) & 0x3C. The counters are named by the low 32
-    /// bits, so shifting two bits out at the top loses nothing.
+    /// is ((bits << LIFT) >> (4w + LIFT − 2)) & 0x3C: the counters are
+    /// named by the low 32 bits, so lifting them by 2 or 6 bits loses
+    /// nothing. The two halves of a key lift by different amounts so that
+    /// their shift constants differ: each is then used once, and the
+    /// compiler folds it into its instruction instead of loading it into a
+    /// register first.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn masks(bits: u64, unused: [__m256i; 2]) -> Masks {
+    unsafe fn masks<const LIFT: i32>(bits: u64, unused: [__m256i; 2]) -> Masks {
         // SAFETY: the caller guarantees AVX2; no memory is touched.
         unsafe {
             // A bit-for-bit reinterpretation: the intrinsic takes i64.
-            let g = _mm256_set1_epi64x(i64::from_ne_bytes((bits << 2).to_ne_bytes()));
+            let g = _mm256_set1_epi64x(i64::from_ne_bytes((bits << LIFT).to_ne_bytes()));
             let shift_mask = _mm256_set1_epi64x(0x3C);
             let nibble = _mm256_set1_epi64x(15);
-            let nibbles = |first: i64, unused: __m256i| {
+            let nibbles = |first: i64| {
+                let first = first + i64::from(LIFT) - 2;
                 let shifts = _mm256_and_si256(
                     _mm256_srlv_epi64(
                         g,
@@ -119,89 +139,102 @@ mod avx2 {
                     ),
                     shift_mask,
                 );
-                // andnot(a, b) is !a & b.
-                _mm256_andnot_si256(unused, _mm256_sllv_epi64(nibble, shifts))
+                _mm256_sllv_epi64(nibble, shifts)
             };
             Masks {
-                nibbles: [nibbles(0, unused[0]), nibbles(16, unused[1])],
+                nibbles: [nibbles(0), nibbles(16)],
                 unused,
             }
         }
     }
 
-    /// The unused lanes of a half, from its row of the filter's table.
+    /// Two vectors from eight aligned words.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn unused_of_row(row: &Block) -> [__m256i; 2] {
-        let lanes = row.0.as_ptr().cast::<__m256i>();
+    unsafe fn load(block: &Block) -> [__m256i; 2] {
+        let lanes = block.0.as_ptr().cast::<__m256i>();
         // SAFETY: the caller guarantees AVX2. `Block` is 64 bytes aligned to
         // 64, so both 32-byte halves are in bounds and 32-byte aligned as
         // `_mm256_load_si256` requires.
         unsafe { [_mm256_load_si256(lanes), _mm256_load_si256(lanes.add(1))] }
     }
 
-    /// The unused lanes of a half that uses the words `words` (bit w for
-    /// word w): what the table holds, computed.
+    /// The [`Masks`] of a half with counter bits `bits` that uses the words
+    /// `words` (bit w for word w): the unused lanes the table holds,
+    /// computed.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn unused_of_words(words: u8) -> [__m256i; 2] {
+    unsafe fn masks_of_words(bits: u64, words: u8) -> Masks {
         // SAFETY: the caller guarantees AVX2; no memory is touched.
         unsafe {
             let active = _mm256_set1_epi64x(i64::from(words));
             let zero = _mm256_setzero_si256();
-            [
-                _mm256_cmpeq_epi64(
-                    _mm256_and_si256(active, _mm256_setr_epi64x(1, 2, 4, 8)),
-                    zero,
-                ),
-                _mm256_cmpeq_epi64(
-                    _mm256_and_si256(active, _mm256_setr_epi64x(16, 32, 64, 128)),
-                    zero,
-                ),
-            ]
+            let unused = [(1, 2, 4, 8), (16, 32, 64, 128)].map(|(a, b, c, d)| {
+                let select = _mm256_setr_epi64x(a, b, c, d);
+                _mm256_cmpeq_epi64(_mm256_and_si256(active, select), zero)
+            });
+            masks::<2>(bits, unused)
         }
     }
 
     /// The two halves of the key with raw hash `hash`: their blocks'
     /// indexes and masks. The same blocks, counters and words as
-    /// `halves`, with the word sets read from `patterns.unused` as lanes.
+    /// `halves`, with the word sets read as lanes from `unused`, the rows of
+    /// the filter's half lengths.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn key(blocks: usize, hash: u64, patterns: HalfPatterns) -> [(usize, Masks); 2] {
+    unsafe fn key(blocks: usize, hash: u64, unused: Rows) -> [(usize, Masks); 2] {
         let (x, y) = mixed(hash);
-        let [first, second] = patterns.unused;
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             [
-                (
-                    reduce(x, blocks),
-                    masks(y, unused_of_row(&first[window(y)])),
-                ),
-                (
-                    reduce(y, blocks),
-                    masks(x, unused_of_row(&second[window(x)])),
-                ),
+                (reduce(x, blocks), masks::<2>(y, load(row(unused[0], y)))),
+                (reduce(y, blocks), masks::<6>(x, load(row(unused[1], x)))),
             ]
         }
+    }
+
+    /// The row of `rows` for counter bits `bits`: `&rows[window(bits)]`,
+    /// addressed by the byte offset 64 · window(bits) = (bits >> 26) & 0x7C0
+    /// in two instructions instead of three.
+    #[inline(always)]
+    fn row(rows: &[Block; WINDOWS], bits: u64) -> &Block {
+        let offset = ((bits >> 26) & 0x7C0) as usize;
+        debug_assert_eq!(offset, window(bits) * size_of::<Block>());
+        // SAFETY: the offset is a multiple of 64 below 32 · 64, the size of
+        // `rows`, so it addresses one whole, aligned `Block` of `rows`.
+        unsafe { &*rows.as_ptr().cast::<u8>().add(offset).cast::<Block>() }
+    }
+
+    /// Block `index` of `blocks`, unchecked.
+    ///
+    /// # Safety
+    ///
+    /// `index` must be below `blocks.len()`.
+    #[inline(always)]
+    unsafe fn block(blocks: &[Block], index: usize) -> &Block {
+        // SAFETY: the caller guarantees the index is in bounds.
+        unsafe { blocks.get_unchecked(index) }
     }
 
     /// All ones in the lanes of the words of `block` the half uses whose
     /// counter is zero. Only one AND and one compare per vector wait for the
     /// block: a used lane of `block & nibbles` is zero exactly when its
-    /// counter is, and an unused lane is zero and compared with all ones, so
-    /// it never matches.
+    /// counter is, and is compared with 0; an unused lane holds at most the
+    /// four bits of some counter and is compared with all ones, so it never
+    /// matches.
     ///
     /// # Safety
     ///
@@ -248,7 +281,7 @@ mod avx2 {
     pub(super) unsafe fn zero_words(block: &Block, bits: u64) -> u8 {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let [low, high] = zero_lanes(block, masks(bits, unused_of_words(0xFF)));
+            let [low, high] = zero_lanes(block, masks_of_words(bits, 0xFF));
             let low_zero = _mm256_movemask_pd(_mm256_castsi256_pd(low));
             let high_zero = _mm256_movemask_pd(_mm256_castsi256_pd(high));
             // movemask sets only the low four bits of each.
@@ -257,23 +290,24 @@ mod avx2 {
     }
 
     /// Whether the key with raw hash `hash` finds all its counters
-    /// non-zero in `blocks`, whose halves have `patterns`. The whole lookup,
-    /// hashing included, is compiled for AVX2, so nothing crosses a call.
-    /// Once the blocks arrive, four ANDs, four compares, three ORs and a
-    /// test remain.
+    /// non-zero in `blocks`, whose halves' unused lanes are in the rows
+    /// `unused`. The whole lookup, hashing included, is compiled for AVX2,
+    /// so nothing crosses a call. Once the blocks arrive, four ANDs, four
+    /// compares, three ORs and a test remain.
     ///
     /// # Safety
     ///
-    /// The CPU must support AVX2.
+    /// The CPU must support AVX2, and `blocks` must not be empty.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn contains(blocks: &[Block], hash: u64, patterns: HalfPatterns) -> bool {
-        // SAFETY: the caller guarantees AVX2.
+    pub(super) unsafe fn contains(blocks: &[Block], hash: u64, unused: Rows) -> bool {
+        // SAFETY: the caller guarantees AVX2 and a block; `key`'s indexes
+        // are `reduce(_, blocks.len())`, below `blocks.len()`.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, patterns);
+            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
             none(
-                zero_lanes(&blocks[a], a_masks),
-                zero_lanes(&blocks[b], b_masks),
+                zero_lanes(block(blocks, a), a_masks),
+                zero_lanes(block(blocks, b), b_masks),
             )
         }
     }
@@ -283,10 +317,10 @@ mod avx2 {
     /// reached 15. Taking away assumes every named counter is non-zero. The
     /// AVX2 twin of `Half::increment` and the portable decrement.
     ///
-    /// A named counter is saturated when `block & nibbles` equals its
-    /// nibble mask; in an unused lane both are 0, so the lane counts as
-    /// saturated and is never changed. The step is the low bit of each
-    /// nibble mask.
+    /// With `own` the half's nibble masks (0 in unused lanes), a named
+    /// counter is saturated when `block & own` equals `own`; in an unused
+    /// lane both are 0, so the lane counts as saturated and is never
+    /// changed. The step is the low bit of each nibble mask.
     ///
     /// # Safety
     ///
@@ -303,18 +337,18 @@ mod avx2 {
             let low_bits = _mm256_set1_epi64x(0x1111_1111_1111_1111);
             let mut full = 0;
             for i in 0..2 {
-                let nibbles = masks.nibbles[i];
-                let one = _mm256_and_si256(nibbles, low_bits);
+                let own = masks.own(i);
+                let one = _mm256_and_si256(own, low_bits);
                 let words = _mm256_load_si256(lanes.add(i));
-                let counters = _mm256_and_si256(words, nibbles);
-                let stuck = _mm256_cmpeq_epi64(counters, nibbles);
+                let counters = _mm256_and_si256(words, own);
+                let stuck = _mm256_cmpeq_epi64(counters, own);
                 // andnot(a, b) is !a & b.
                 let step = _mm256_andnot_si256(stuck, one);
                 if up {
                     _mm256_store_si256(lanes.add(i), _mm256_add_epi64(words, step));
                     // 14 in a used lane; all ones, which no counter matches,
                     // in an unused one.
-                    let fourteen = _mm256_or_si256(_mm256_xor_si256(nibbles, one), masks.unused[i]);
+                    let fourteen = _mm256_or_si256(_mm256_xor_si256(own, one), masks.unused[i]);
                     let reached = _mm256_cmpeq_epi64(counters, fourteen);
                     full |= _mm256_movemask_pd(_mm256_castsi256_pd(reached)) << (4 * i);
                 } else {
@@ -333,11 +367,11 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn insert(blocks: &mut [Block], hash: u64, patterns: HalfPatterns) -> u64 {
+    pub(super) unsafe fn insert(blocks: &mut [Block], hash: u64, unused: Rows) -> u64 {
         // SAFETY: the caller guarantees AVX2. The halves are applied one
         // after the other, so coinciding blocks add up like the scalar slots.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, patterns);
+            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
             let full = step(&mut blocks[a], a_masks, true) + step(&mut blocks[b], b_masks, true);
             u64::from(full)
         }
@@ -354,14 +388,10 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn remove(
-        blocks: &mut [Block],
-        hash: u64,
-        patterns: HalfPatterns,
-    ) -> Option<bool> {
+    pub(super) unsafe fn remove(blocks: &mut [Block], hash: u64, unused: Rows) -> Option<bool> {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, patterns);
+            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
             if !none(
                 zero_lanes(&blocks[a], a_masks),
                 zero_lanes(&blocks[b], b_masks),
@@ -389,8 +419,11 @@ mod avx2 {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             for half in [first, second] {
-                let masks = masks(half.bits, unused_of_words(half.words));
-                step(&mut blocks[half.block], masks, false);
+                step(
+                    &mut blocks[half.block],
+                    masks_of_words(half.bits, half.words),
+                    false,
+                );
             }
         }
     }
@@ -422,8 +455,13 @@ pub(crate) fn contains(
         Kernel::Portable => contains_portable(blocks, hash, patterns),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
-        // after `is_x86_feature_detected!("avx2")` returned true.
-        Kernel::Avx2 => unsafe { avx2::contains(blocks, hash, patterns) },
+        // after `is_x86_feature_detected!` found AVX2 (and BMI1, BMI2 and
+        // POPCNT); the guard checked for a block.
+        Kernel::Avx2 if !blocks.is_empty() => unsafe {
+            avx2::contains(blocks, hash, patterns.unused)
+        },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => false,
     }
 }
 
@@ -443,7 +481,7 @@ pub(crate) fn insert(
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
-        Kernel::Avx2 => unsafe { avx2::insert(blocks, hash, patterns) },
+        Kernel::Avx2 => unsafe { avx2::insert(blocks, hash, patterns.unused) },
     }
 }
 
@@ -496,7 +534,7 @@ pub(crate) fn remove(
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
-        Kernel::Avx2 => unsafe { avx2::remove(blocks, hash, patterns) },
+        Kernel::Avx2 => unsafe { avx2::remove(blocks, hash, patterns.unused) },
     }
 }
 

@@ -141,10 +141,12 @@ impl Half {
 pub(crate) struct HalfPatterns {
     /// The [`stride_patterns`] of the first and the second half.
     pub(crate) words: [u32; 2],
-    /// The same word sets as lane masks, for the AVX2 lookup: for each half
-    /// and each [`window`], all ones in the words the half does *not* use.
-    pub(crate) unused: [&'static [Block; WINDOWS]; 2],
+    /// The same word sets as lanes, for the AVX2 kernels.
+    pub(crate) unused: Rows,
 }
+
+/// The unused lanes of a filter's two halves: a row per window.
+pub(crate) type Rows = [&'static [Block; WINDOWS]; 2];
 
 /// The [`HalfPatterns`] of a key with `hashes` (≤ 16) counters: ⌈k/2⌉ in
 /// the first half, ⌊k/2⌋ in the second.
@@ -152,20 +154,21 @@ pub(crate) fn half_patterns(hashes: u32) -> HalfPatterns {
     let lens = [hashes.div_ceil(2), hashes / 2];
     HalfPatterns {
         words: lens.map(stride_patterns),
-        unused: lens.map(|len| &UNUSED_WORDS[len as usize]),
+        unused: lens.map(|len| &UNUSED_LANES[len as usize]),
     }
 }
 
 /// The windows of a half: 8 starts × 4 strides.
 pub(crate) const WINDOWS: usize = 32;
 
-/// For each half length 0..=8 and each window: all ones in the lanes of the
-/// words the half does not use, zero in those it does. 18 KiB, built at
-/// compile time; a filter reads the two rows of its half lengths.
-static UNUSED_WORDS: [[Block; WINDOWS]; BLOCK_WORDS + 1] = unused_words();
+/// For every half length 0..=8 and every window, the words the half does
+/// *not* use as 64-bit lanes, one per word of a block: all ones in the
+/// lanes of the words it skips, 0 in its own. 18 KiB, built at compile
+/// time; a filter reads the rows of its two half lengths (4 KiB).
+static UNUSED_LANES: [[Block; WINDOWS]; BLOCK_WORDS + 1] = unused_lanes();
 
-/// Builds [`UNUSED_WORDS`] from [`words_of`].
-const fn unused_words() -> [[Block; WINDOWS]; BLOCK_WORDS + 1] {
+/// Builds [`UNUSED_LANES`] from [`words_of`].
+const fn unused_lanes() -> [[Block; WINDOWS]; BLOCK_WORDS + 1] {
     let mut table = [[Block([0; BLOCK_WORDS]); WINDOWS]; BLOCK_WORDS + 1];
     let mut len = 0;
     while len <= BLOCK_WORDS {
@@ -262,15 +265,15 @@ mod tests {
             let patterns = stride_patterns(len);
             for bits in (0..5_000u64).map(mix64) {
                 let words = words_of(bits, patterns);
-                let lanes = &UNUSED_WORDS[len as usize][window(bits)];
+                let lanes = &UNUSED_LANES[len as usize][window(bits)];
                 for (w, &lane) in lanes.0.iter().enumerate() {
                     assert_eq!(lane, if words >> w & 1 == 1 { 0 } else { u64::MAX });
                 }
             }
         }
         let patterns = half_patterns(9);
-        assert!(std::ptr::eq(patterns.unused[0], &UNUSED_WORDS[5]));
-        assert!(std::ptr::eq(patterns.unused[1], &UNUSED_WORDS[4]));
+        assert!(std::ptr::eq(patterns.unused[0], &UNUSED_LANES[5]));
+        assert!(std::ptr::eq(patterns.unused[1], &UNUSED_LANES[4]));
     }
 
     #[test]
