@@ -216,9 +216,13 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// Both blocks are located and read before either is tested, and the
     /// test has no data-dependent branch, so the two cache misses overlap.
     /// Where the CPU has AVX2 (checked once, at construction) all eight
-    /// words of a block are tested at once; elsewhere a portable loop
-    /// gives the same answers. An early exit after the first block was
-    /// measured no faster for misses, and it mispredicts.
+    /// words of a block are tested at once, with masks computed from the
+    /// hash before the blocks arrive, so that only an AND and a compare per
+    /// 32 bytes wait for them and more lookups fit in flight (about 20 %
+    /// faster in DRAM than testing the loaded words; see `blocked_simd.rs`).
+    /// Elsewhere a portable loop gives the same answers. An early exit after
+    /// the first block was measured no faster for misses, and it
+    /// mispredicts.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         blocked_simd::contains(self.kernel, &self.blocks, hash, self.patterns)

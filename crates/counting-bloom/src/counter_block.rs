@@ -142,6 +142,7 @@ pub(crate) struct HalfPatterns {
     /// The [`stride_patterns`] of the first and the second half.
     pub(crate) words: [u32; 2],
     /// The same word sets as lanes, for the AVX2 kernels.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) unused: Rows,
 }
 
