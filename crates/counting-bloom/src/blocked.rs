@@ -13,7 +13,7 @@ use crate::blocked_simd::{self, Kernel};
 use crate::blocked_sizing::{
     MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized,
 };
-use crate::counter_block::{BLOCK_COUNTERS, Block, half_patterns, halves, slots};
+use crate::counter_block::{BLOCK_COUNTERS, Block, HalfPatterns, half_patterns, halves, slots};
 use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 
 /// A counting Bloom filter whose k counters per key lie in **two cache
@@ -97,8 +97,8 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     blocks: Vec<Block>,
     hashes: u32,
-    /// The word-set patterns of the two halves, from `hashes`.
-    patterns: [u32; 2],
+    /// The word sets of the two halves, from `hashes`.
+    patterns: HalfPatterns,
     saturated: u64,
     hasher: S,
     kernel: Kernel,
@@ -216,9 +216,13 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// Both blocks are located and read before either is tested, and the
     /// test has no data-dependent branch, so the two cache misses overlap.
     /// Where the CPU has AVX2 (checked once, at construction) all eight
-    /// words of a block are tested at once; elsewhere a portable loop
-    /// gives the same answers. An early exit after the first block was
-    /// measured no faster for misses, and it mispredicts.
+    /// words of a block are tested at once, with masks computed from the
+    /// hash before the blocks arrive, so that only an AND and a compare per
+    /// 32 bytes wait for them and more lookups fit in flight (about 20 %
+    /// faster in DRAM than testing the loaded words; see `blocked_simd.rs`).
+    /// Elsewhere a portable loop gives the same answers. An early exit after
+    /// the first block was measured no faster for misses, and it
+    /// mispredicts.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         blocked_simd::contains(self.kernel, &self.blocks, hash, self.patterns)
@@ -239,15 +243,13 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
 
     /// As [`remove`](Self::remove), for a raw 64-bit hash.
     pub fn remove_hash(&mut self, hash: u64) -> bool {
-        if !self.contains_hash(hash) {
-            return false;
+        if let Some(removed) =
+            blocked_simd::remove(self.kernel, &mut self.blocks, hash, self.patterns)
+        {
+            return removed;
         }
+        // Every counter is non-zero, and the two blocks coincide.
         let [first, second] = halves(hash, self.blocks.len(), self.patterns);
-        if first.block != second.block {
-            // Every counter is non-zero and none is named twice.
-            blocked_simd::remove_present(self.kernel, &mut self.blocks, first, second);
-            return true;
-        }
         let slots = slots([first, second]);
         for (done, (block, word, shift)) in slots.clone().enumerate() {
             let value = (self.blocks[block].0[word] >> shift) & 15;

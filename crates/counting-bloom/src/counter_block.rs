@@ -99,7 +99,7 @@ pub(crate) fn shift_in_word(bits: u64, word: usize) -> u32 {
 /// [`stride_patterns`] are `patterns`: the stride's pattern rotated to start
 /// at word `(bits >> 32) & 7`, the stride picked by `(bits >> 35) & 3`.
 #[inline(always)]
-pub(crate) fn words_of(bits: u64, patterns: u32) -> u8 {
+pub(crate) const fn words_of(bits: u64, patterns: u32) -> u8 {
     let pattern = (patterns >> (8 * ((bits >> 35) & 3))) as u8;
     pattern.rotate_left(((bits >> 32) & 7) as u32)
 }
@@ -135,31 +135,94 @@ impl Half {
     }
 }
 
-/// The [`stride_patterns`] of the two halves of a key with `hashes` (≤ 16)
-/// counters.
-pub(crate) const fn half_patterns(hashes: u32) -> [u32; 2] {
-    [
-        stride_patterns(hashes.div_ceil(2)),
-        stride_patterns(hashes / 2),
-    ]
+/// What a filter derives from its hash count once, for the two halves of
+/// every key.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HalfPatterns {
+    /// The [`stride_patterns`] of the first and the second half.
+    pub(crate) words: [u32; 2],
+    /// The same word sets as lanes, for the AVX2 kernels.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) unused: Rows,
+}
+
+/// The unused lanes of a filter's two halves: a row per window.
+pub(crate) type Rows = [&'static [Block; WINDOWS]; 2];
+
+/// The [`HalfPatterns`] of a key with `hashes` (≤ 16) counters: ⌈k/2⌉ in
+/// the first half, ⌊k/2⌋ in the second.
+pub(crate) fn half_patterns(hashes: u32) -> HalfPatterns {
+    let lens = [hashes.div_ceil(2), hashes / 2];
+    HalfPatterns {
+        words: lens.map(stride_patterns),
+        unused: lens.map(|len| &UNUSED_LANES[len as usize]),
+    }
+}
+
+/// The windows of a half: 8 starts × 4 strides.
+pub(crate) const WINDOWS: usize = 32;
+
+/// For every half length 0..=8 and every window, the words the half does
+/// *not* use as 64-bit lanes, one per word of a block: all ones in the
+/// lanes of the words it skips, 0 in its own. 18 KiB, built at compile
+/// time; a filter reads the rows of its two half lengths (4 KiB).
+static UNUSED_LANES: [[Block; WINDOWS]; BLOCK_WORDS + 1] = unused_lanes();
+
+/// Builds [`UNUSED_LANES`] from [`words_of`].
+const fn unused_lanes() -> [[Block; WINDOWS]; BLOCK_WORDS + 1] {
+    let mut table = [[Block([0; BLOCK_WORDS]); WINDOWS]; BLOCK_WORDS + 1];
+    let mut len = 0;
+    while len <= BLOCK_WORDS {
+        let patterns = stride_patterns(len as u32);
+        let mut window = 0;
+        while window < WINDOWS {
+            // The counter bits of this window: bits 32..37 (see `window`).
+            let words = words_of((window as u64) << 32, patterns);
+            let mut word = 0;
+            while word < BLOCK_WORDS {
+                if (words >> word) & 1 == 0 {
+                    table[len][window].0[word] = u64::MAX;
+                }
+                word += 1;
+            }
+            window += 1;
+        }
+        len += 1;
+    }
+    table
+}
+
+/// The window of a half with counter bits `bits`: start + 8 · stride
+/// index, the five bits [`words_of`] reads, in `0..32`.
+#[inline(always)]
+pub(crate) const fn window(bits: u64) -> usize {
+    ((bits >> 32) & 31) as usize
+}
+
+/// The two mixed words of the key with raw hash `hash`: x = `mix64(hash)`
+/// (the first half's block, the second half's counters) and
+/// y = `mix64(hash + φ)` (the second half's block, the first half's
+/// counters).
+#[inline(always)]
+pub(crate) fn mixed(hash: u64) -> (u64, u64) {
+    (mix64(hash), mix64(hash.wrapping_add(SECOND)))
 }
 
 /// The two halves of the key with raw hash `hash`, in a table of `blocks`
 /// blocks whose halves have [`half_patterns`] `patterns`.
 #[inline(always)]
-pub(crate) fn halves(hash: u64, blocks: usize, patterns: [u32; 2]) -> [Half; 2] {
-    let x = mix64(hash);
-    let y = mix64(hash.wrapping_add(SECOND));
+pub(crate) fn halves(hash: u64, blocks: usize, patterns: HalfPatterns) -> [Half; 2] {
+    let (x, y) = mixed(hash);
     [
         Half {
             block: reduce(x, blocks),
             bits: y,
-            words: words_of(y, patterns[0]),
+            words: words_of(y, patterns.words[0]),
         },
         Half {
             block: reduce(y, blocks),
             bits: x,
-            words: words_of(x, patterns[1]),
+            words: words_of(x, patterns.words[1]),
         },
     ]
 }
@@ -195,6 +258,23 @@ mod tests {
         }
         // Stride 3 from word 0 with 4 words: 0, 3, 6, 1.
         assert_eq!((stride_patterns(4) >> 8) as u8, 0b0100_1011);
+    }
+
+    #[test]
+    fn unused_lanes_are_the_words_a_half_skips() {
+        for len in 0..=8u32 {
+            let patterns = stride_patterns(len);
+            for bits in (0..5_000u64).map(mix64) {
+                let words = words_of(bits, patterns);
+                let lanes = &UNUSED_LANES[len as usize][window(bits)];
+                for (w, &lane) in lanes.0.iter().enumerate() {
+                    assert_eq!(lane, if words >> w & 1 == 1 { 0 } else { u64::MAX });
+                }
+            }
+        }
+        let patterns = half_patterns(9);
+        assert!(std::ptr::eq(patterns.unused[0], &UNUSED_LANES[5]));
+        assert!(std::ptr::eq(patterns.unused[1], &UNUSED_LANES[4]));
     }
 
     #[test]

@@ -87,14 +87,14 @@
 //!   distinct kinds, so they never mix.
 //! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
 //!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
-//!   p = 1 %: at 1M keys its lookups took 8–11 ns against 12–18 ns for
-//!   [`CountingBloomFilter`] (and 10–14 ns for the classic `BloomFilter`),
-//!   its inserts and removes about half of [`CountingBloomFilter`]'s; at 10M
-//!   keys (50 MB tables, in DRAM) 53–70 ns against 66–111 ns. Where a classic
+//!   p = 1 %: at 1M keys its lookups took 6–7 ns against 12–13 ns for
+//!   [`CountingBloomFilter`] (and 8–15 ns for the classic `BloomFilter`),
+//!   its inserts and removes about a third of [`CountingBloomFilter`]'s; at
+//!   10M keys (50 MB tables, in DRAM) 42 ns against 73–90 ns. Where a classic
 //!   filter's table still fits the last-level cache and this one does not
-//!   (10M keys at 1 %: 12 MB against 50 MB), its lookups can cost up to about
-//!   2× the classic filter's on a quiet machine: two DRAM misses cost more
-//!   than a few cache hits. It uses AVX2 where the CPU has it (detected at
+//!   (10M keys at 1 %: 12 MB against 50 MB), its lookups cost 2–4× the
+//!   classic filter's (misses and hits): two DRAM misses cost more than a
+//!   few cache hits. It uses AVX2 where the CPU has it (detected at
 //!   run time). Pick [`CountingBloomFilter`] when memory matters most: it is
 //!   2.8 % smaller at p = 1 % and 7.4 % at 0.1 %, and it stays within 4.3×
 //!   of a classic filter at every p, where the blocked one does only for
@@ -120,8 +120,9 @@
 //!
 //! # Unsafe code
 //!
-//! Only in the blocked filter's AVX2 lookup (`blocked_simd.rs`), where a
-//! benchmark showed it pays; each block states why it is sound.
+//! Only in the blocked filter's AVX2 kernels (`blocked_simd.rs`: lookup,
+//! insert, remove), where a benchmark showed it pays; each block states why
+//! it is sound.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
