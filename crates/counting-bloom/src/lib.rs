@@ -88,7 +88,7 @@
 //! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
 //!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
 //!   p = 1 %: at 1M keys its lookups took 6–7 ns against 12–13 ns for
-//!   [`CountingBloomFilter`] (and 8–15 ns for the classic `BloomFilter`),
+//!   [`CountingBloomFilter`] (and about 9.6 ns for the classic `BloomFilter`),
 //!   its inserts and removes about a third of [`CountingBloomFilter`]'s; at
 //!   10M keys (50 MB tables, in DRAM) 42 ns against 73–90 ns. Where a classic
 //!   filter's table still fits the last-level cache and this one does not
