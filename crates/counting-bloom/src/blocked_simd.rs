@@ -114,14 +114,13 @@ mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256, _mm256_castsi256_pd,
         _mm256_cmpeq_epi64, _mm256_load_si256, _mm256_movemask_pd, _mm256_or_si256,
-        _mm256_set1_epi64x, _mm256_setr_epi64x, _mm256_setzero_si256, _mm256_sllv_epi64,
-        _mm256_srlv_epi64, _mm256_store_si256, _mm256_sub_epi64, _mm256_testz_si256,
-        _mm256_xor_si256,
+        _mm256_set1_epi64x, _mm256_setr_epi64x, _mm256_sllv_epi64, _mm256_srlv_epi64,
+        _mm256_store_si256, _mm256_sub_epi64, _mm256_testz_si256, _mm256_xor_si256,
     };
 
     use filter_core::reduce;
 
-    use crate::counter_block::{Block, Half, Rows, WINDOWS, mixed, window};
+    use crate::counter_block::{Block, Rows, WINDOWS, mixed, window};
 
     /// What one half of a key tests and changes its block with, computed
     /// from the hash alone, before the block arrives. Each field holds two
@@ -207,14 +206,16 @@ mod avx2 {
 
     /// The [`Masks`] of a half with counter bits `bits` that uses the words
     /// `words` (bit w for word w): the unused lanes the table holds,
-    /// computed.
+    /// computed (for the tests, which compare it with the portable kernel).
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
-    #[inline]
+    #[cfg(test)]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     unsafe fn masks_of_words(bits: u64, words: u8) -> Masks {
+        use std::arch::x86_64::_mm256_setzero_si256;
+
         // SAFETY: the caller guarantees AVX2; no memory is touched.
         unsafe {
             let active = _mm256_set1_epi64x(i64::from(words));
@@ -448,27 +449,6 @@ mod avx2 {
             Some(true)
         }
     }
-
-    /// Takes one copy away from the counters of two halves in different
-    /// blocks whose counters are all non-zero.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn remove_present(blocks: &mut [Block], first: Half, second: Half) {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe {
-            for half in [first, second] {
-                step(
-                    &mut blocks[half.block],
-                    masks_of_words(half.bits, half.words),
-                    false,
-                );
-            }
-        }
-    }
 }
 
 /// The portable lookup. Kept out of line where AVX2 is compiled in, so that
@@ -530,25 +510,18 @@ pub(crate) fn insert(
 }
 
 /// Takes one copy away from the counters of two halves in *different*
-/// blocks whose counters are all non-zero, by `kernel`. (A half's counters
-/// are in distinct words, so no counter is decremented twice.)
-#[inline(always)]
-pub(crate) fn remove_present(kernel: Kernel, blocks: &mut [Block], first: Half, second: Half) {
+/// blocks whose counters are all non-zero: the portable kernel's decrement.
+/// (A half's counters are in distinct words, so no counter is decremented
+/// twice.)
+fn remove_present_portable(blocks: &mut [Block], first: Half, second: Half) {
     debug_assert_ne!(first.block, second.block);
-    match kernel {
-        Kernel::Portable => {
-            for half in [first, second] {
-                let block = &mut blocks[half.block];
-                for (word, shift) in half.slots() {
-                    if (block.0[word] >> shift) & 15 < MAX_COUNT {
-                        block.0[word] -= 1 << shift;
-                    }
-                }
+    for half in [first, second] {
+        let block = &mut blocks[half.block];
+        for (word, shift) in half.slots() {
+            if (block.0[word] >> shift) & 15 < MAX_COUNT {
+                block.0[word] -= 1 << shift;
             }
         }
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
-        Kernel::Avx2 => unsafe { avx2::remove_present(blocks, first, second) },
     }
 }
 
@@ -573,7 +546,7 @@ pub(crate) fn remove(
             if first.block == second.block {
                 return None;
             }
-            remove_present(kernel, blocks, first, second);
+            remove_present_portable(blocks, first, second);
             Some(true)
         }
         #[cfg(target_arch = "x86_64")]
@@ -658,8 +631,11 @@ mod tests {
                 let h = mix64(i);
                 let [a, b] = halves(h, 3, patterns);
                 if a.block != b.block && contains(Kernel::Portable, &portable, h, patterns) {
-                    remove_present(kernel, &mut fast, a, b);
-                    remove_present(Kernel::Portable, &mut portable, a, b);
+                    assert_eq!(remove(kernel, &mut fast, h, patterns), Some(true));
+                    assert_eq!(
+                        remove(Kernel::Portable, &mut portable, h, patterns),
+                        Some(true)
+                    );
                     assert_eq!(fast, portable, "remove {i}");
                     removed += 1;
                 }
