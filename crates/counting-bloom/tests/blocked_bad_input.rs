@@ -72,6 +72,25 @@ fn with_blocks_rejects_bad_parameters() {
     assert_eq!(invalid_name(Blocked::with_blocks(MAX_BLOCKS, 3)), "blocks");
 }
 
+#[test]
+fn extreme_rates_are_errors_or_working_filters() {
+    // The smallest normal and subnormal rates want over 1,000 hashes: an
+    // error naming fpr at any n, not an overflow or a huge table.
+    for fpr in [f64::MIN_POSITIVE, 5e-324] {
+        for n in [1, 1_000] {
+            assert_eq!(invalid_name(Blocked::with_fpr(n, fpr)), "fpr");
+        }
+    }
+    // Rates just below 1 give the smallest filter, which still works.
+    for fpr in [1.0 - f64::EPSILON, 1.0 - f64::EPSILON / 2.0] {
+        let mut filter = Blocked::with_fpr(3, fpr).unwrap();
+        assert_eq!(filter.hashes(), 1);
+        filter.insert(&1u64);
+        assert!(filter.contains(&1u64));
+        assert!(filter.remove(&1u64));
+    }
+}
+
 /// A small filter with some content, and its bytes.
 fn sample() -> (Blocked, Vec<u8>) {
     let mut filter = Blocked::with_blocks(3, 5).unwrap();
