@@ -73,6 +73,22 @@ fn with_blocks_rejects_bad_parameters() {
 }
 
 #[test]
+fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
+    // The optimal hash count is at least round(log2(1/p)) at every n, so a
+    // rate over the hash limit is the rate's fault. Before the audit, a
+    // large n with such a rate was refused naming expected_items (the table
+    // would exceed 2^46 counters), sending the user to shrink n, after
+    // which the same call failed naming fpr.
+    let err = Blocked::with_fpr(1 << 45, 1e-6).unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidParameter { name: "fpr", .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("at most 16"), "{err}");
+    assert_eq!(invalid_name(Blocked::with_fpr(usize::MAX, 1e-6)), "fpr");
+}
+
+#[test]
 fn extreme_rates_are_errors_or_working_filters() {
     // The smallest normal and subnormal rates want over 1,000 hashes: an
     // error naming fpr at any n, not an overflow or a huge table.
