@@ -53,6 +53,7 @@ use filter_core::Error;
 use filter_core::sizing::{bloom_bits, bloom_hashes, check_fpr, check_items};
 
 use crate::counter_block::{BLOCK_COUNTERS, stride_patterns, words_of};
+use crate::filter::{check_hash_limit, fpr_too_small};
 
 /// The most blocks a filter may have: 2^46 counters (the classic limit) in
 /// blocks of 128.
@@ -185,16 +186,16 @@ pub(crate) fn blocked_counting_fpr(blocks: u64, items: usize, hashes: u32) -> f6
 pub(crate) fn sized(expected_items: usize, fpr: f64) -> Result<(u32, u64), Error> {
     check_items(expected_items)?;
     check_fpr(fpr)?;
+    const SMALLEST: &str = "1.1e-5";
+    check_hash_limit(fpr, MAX_BLOCKED_HASHES, SMALLEST)?;
     let classic_bits = bloom_bits(expected_items, fpr)?;
     let classic_hashes = bloom_hashes(classic_bits, expected_items)?;
     if classic_hashes > MAX_BLOCKED_HASHES {
-        return Err(Error::invalid(
-            "fpr",
+        return Err(fpr_too_small(
             fpr,
-            format_args!(
-                "large enough that the optimal hash count is at most {MAX_BLOCKED_HASHES} \
-                 (it would be {classic_hashes}; about 1.1e-5 is the smallest such rate)"
-            ),
+            classic_hashes,
+            MAX_BLOCKED_HASHES,
+            SMALLEST,
         ));
     }
     let fewest = classic_hashes

@@ -84,6 +84,44 @@ fn with_counters_rejects_bad_parameters() {
     );
 }
 
+#[test]
+fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
+    // The optimal hash count is at least round(log2(1/p)) at every n, so a
+    // rate over the hash limit is the rate's fault. Before the audit, a
+    // large n with such a rate was refused naming expected_items (the table
+    // would exceed 2^46 counters), sending the user to shrink n, after
+    // which the same call failed naming fpr.
+    let err = CountingBloomFilter::with_fpr(1 << 40, 1e-30).unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidParameter { name: "fpr", .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("at most 64"), "{err}");
+    assert_eq!(
+        invalid_name(CountingBloomFilter::with_fpr(usize::MAX, 1e-30)),
+        "fpr"
+    );
+}
+
+#[test]
+fn extreme_rates_are_errors_or_working_filters() {
+    // The smallest normal and subnormal rates want over 1,000 hashes: an
+    // error naming fpr at any n, not an overflow or a huge table.
+    for fpr in [f64::MIN_POSITIVE, 5e-324] {
+        for n in [1, 1_000] {
+            assert_eq!(invalid_name(CountingBloomFilter::with_fpr(n, fpr)), "fpr");
+        }
+    }
+    // Rates just below 1 give the smallest filter, which still works.
+    for fpr in [1.0 - f64::EPSILON, 1.0 - f64::EPSILON / 2.0] {
+        let mut filter = CountingBloomFilter::with_fpr(3, fpr).unwrap();
+        assert_eq!(filter.hashes(), 1);
+        filter.insert(&1u64);
+        assert!(filter.contains(&1u64));
+        assert!(filter.remove(&1u64));
+    }
+}
+
 /// A small filter with some content, and its bytes.
 fn sample() -> (CountingBloomFilter, Vec<u8>) {
     let mut filter = CountingBloomFilter::with_counters(37, 3).unwrap();

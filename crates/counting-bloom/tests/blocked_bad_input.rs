@@ -72,6 +72,41 @@ fn with_blocks_rejects_bad_parameters() {
     assert_eq!(invalid_name(Blocked::with_blocks(MAX_BLOCKS, 3)), "blocks");
 }
 
+#[test]
+fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
+    // The optimal hash count is at least round(log2(1/p)) at every n, so a
+    // rate over the hash limit is the rate's fault. Before the audit, a
+    // large n with such a rate was refused naming expected_items (the table
+    // would exceed 2^46 counters), sending the user to shrink n, after
+    // which the same call failed naming fpr.
+    let err = Blocked::with_fpr(1 << 45, 1e-6).unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidParameter { name: "fpr", .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("at most 16"), "{err}");
+    assert_eq!(invalid_name(Blocked::with_fpr(usize::MAX, 1e-6)), "fpr");
+}
+
+#[test]
+fn extreme_rates_are_errors_or_working_filters() {
+    // The smallest normal and subnormal rates want over 1,000 hashes: an
+    // error naming fpr at any n, not an overflow or a huge table.
+    for fpr in [f64::MIN_POSITIVE, 5e-324] {
+        for n in [1, 1_000] {
+            assert_eq!(invalid_name(Blocked::with_fpr(n, fpr)), "fpr");
+        }
+    }
+    // Rates just below 1 give the smallest filter, which still works.
+    for fpr in [1.0 - f64::EPSILON, 1.0 - f64::EPSILON / 2.0] {
+        let mut filter = Blocked::with_fpr(3, fpr).unwrap();
+        assert_eq!(filter.hashes(), 1);
+        filter.insert(&1u64);
+        assert!(filter.contains(&1u64));
+        assert!(filter.remove(&1u64));
+    }
+}
+
 /// A small filter with some content, and its bytes.
 fn sample() -> (Blocked, Vec<u8>) {
     let mut filter = Blocked::with_blocks(3, 5).unwrap();
