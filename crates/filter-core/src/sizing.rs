@@ -133,12 +133,24 @@ pub fn bloom_bits(expected_items: usize, fpr: f64) -> Result<u64, Error> {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidParameter`] for zero items or bits out of range.
+/// [`Error::InvalidParameter`] for zero items, bits out of range, or more
+/// than about 6.2·10^9 bits per item (a hash count past `u32::MAX`).
 pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
     check_items(expected_items)?;
     check_bits(bits)?;
     let k = (bits as f64 / expected_items as f64 * std::f64::consts::LN_2).round();
-    // m/n ≤ 2^46, so k fits comfortably in u32.
+    // m/n can reach 2^46, and k = 0.69 · 2^46 does not fit in u32: refuse
+    // it rather than let `as` saturate to u32::MAX.
+    if k > f64::from(u32::MAX) {
+        return Err(Error::invalid(
+            "bits",
+            bits,
+            format_args!(
+                "at most {} per expected item ({expected_items} items), so that the hash count fits in a u32",
+                (f64::from(u32::MAX) / std::f64::consts::LN_2).floor()
+            ),
+        ));
+    }
     Ok((k as u32).max(1))
 }
 
@@ -397,6 +409,13 @@ mod tests {
         assert!(bloom_hashes(0, 10).is_err());
         assert!(bloom_hashes(MAX_BITS + 1, 10).is_err());
         assert!(bloom_hashes(100, 0).is_err());
+        // Regression: 2^46 bits for one item asks for 4.9·10^13 hashes,
+        // which `as u32` used to saturate silently to u32::MAX.
+        assert!(matches!(
+            bloom_hashes(MAX_BITS, 1),
+            Err(Error::InvalidParameter { name: "bits", .. })
+        ));
+        assert_eq!(bloom_hashes(6_000_000_000, 1).unwrap(), 4_158_883_083);
         assert!(bloom_fpr(0, 10, 3).is_err());
         assert!(bloom_fpr(100, 10, 0).is_err());
         assert!(cuckoo_fingerprint_bits(0.01, 0).is_err());
