@@ -51,6 +51,16 @@ fn zero_items_and_overflowing_sizes_are_errors() {
 }
 
 #[test]
+fn blocked_sizing_near_rate_one_is_prompt() {
+    // Regression: a rate just below 1 gives a classic size of a few bits,
+    // and the blocked search began there with every key in one block,
+    // summing a Poisson series as long as the key count: this call ran for
+    // hours (10^8 keys at 1 − 10^−8 took 15 s) before its error.
+    let err = BlockedBloomFilter::with_fpr(usize::MAX / 4, 1.0 - 1e-16).unwrap_err();
+    assert_eq!(name_of(&err), "fpr", "{err}");
+}
+
+#[test]
 fn bad_explicit_shapes_are_errors() {
     assert_eq!(name_of(&BloomFilter::with_bits(0, 7).unwrap_err()), "bits");
     assert_eq!(

@@ -225,13 +225,7 @@ pub fn blocked_bloom_fpr(
         ));
     }
     let b = f64::from(block_bits);
-    let in_block = |load: f64| match layout {
-        BlockLayout::Free => bloom_fpr_unchecked(b, load, hashes),
-        BlockLayout::Split => {
-            let lane = b / f64::from(hashes);
-            (1.0 - (1.0 - 1.0 / lane).powf(load)).powf(f64::from(hashes))
-        }
-    };
+    let in_block = |load: f64| block_rate(load, hashes, block_bits, layout);
     let lambda = items as f64 * b / bits as f64;
     if lambda == 0.0 {
         return Ok(0.0);
@@ -252,6 +246,19 @@ pub fn blocked_bloom_fpr(
     Ok(total.min(1.0))
 }
 
+/// The false-positive rate of one block of `block_bits` bits holding `load`
+/// keys of `hashes` bits each (the shape already validated).
+fn block_rate(load: f64, hashes: u32, block_bits: u32, layout: BlockLayout) -> f64 {
+    let b = f64::from(block_bits);
+    match layout {
+        BlockLayout::Free => bloom_fpr_unchecked(b, load, hashes),
+        BlockLayout::Split => {
+            let lane = b / f64::from(hashes);
+            (1.0 - (1.0 - 1.0 / lane).powf(load)).powf(f64::from(hashes))
+        }
+    }
+}
+
 /// The smallest bit count (a multiple of `block_bits`) at which a blocked
 /// Bloom filter with `hashes` bits per key and `expected_items` items meets
 /// `fpr` by [`blocked_bloom_fpr`].
@@ -268,12 +275,28 @@ pub fn blocked_bloom_bits(
 ) -> Result<u64, Error> {
     let classic = bloom_bits(expected_items, fpr)?;
     let block = u64::from(block_bits.max(1));
-    let rate =
-        |blocks: u64| blocked_bloom_fpr(blocks * block, expected_items, hashes, block_bits, layout);
     // Blocking never needs fewer bits than the classic optimum; double until
     // the target is met, then bisect on the block count.
     let mut lo = classic.div_ceil(block).max(1);
-    if rate(lo)? <= fpr {
+    // Validates the shape (hashes, block size, layout) before the screen
+    // below relies on it; with no items this returns at once.
+    blocked_bloom_fpr(lo * block, 0, hashes, block_bits, layout)?;
+    // Whether `blocks` blocks meet the target. The Poisson sum takes time
+    // linear in the mean load λ = n / blocks, and at a rate close to 1 the
+    // classic size is tiny, so the first tries can have λ in the billions
+    // (n = 10^8 at p = 1 − 10^−8 took 15 s, larger n hours). The block rate
+    // grows with the load, and a Poisson load falls below λ − 10√λ with
+    // probability under e^−50 (Chernoff), so when a block holding that many
+    // keys already misses the target, the filter does too, without the sum.
+    let meets = |blocks: u64| -> Result<bool, Error> {
+        let lambda = expected_items as f64 / blocks as f64;
+        let low = (lambda - 10.0 * lambda.sqrt()).floor();
+        if low > 0.0 && block_rate(low, hashes, block_bits, layout) > fpr {
+            return Ok(false);
+        }
+        Ok(blocked_bloom_fpr(blocks * block, expected_items, hashes, block_bits, layout)? <= fpr)
+    };
+    if meets(lo)? {
         return Ok(lo * block);
     }
     let mut hi = lo;
@@ -288,14 +311,14 @@ pub fn blocked_bloom_bits(
                 ),
             ));
         }
-        if rate(hi)? <= fpr {
+        if meets(hi)? {
             break;
         }
         lo = hi;
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if rate(mid)? <= fpr {
+        if meets(mid)? {
             hi = mid;
         } else {
             lo = mid;
@@ -451,6 +474,40 @@ mod tests {
             assert_eq!(m % 512, 0);
             assert!(blocked_bloom_fpr(m, n, 8, 512, layout).unwrap() <= 0.01);
             assert!(blocked_bloom_fpr(m - 512, n, 8, 512, layout).unwrap() > 0.01);
+        }
+    }
+
+    #[test]
+    fn blocked_sizing_near_rate_one_returns_promptly() {
+        // Regression: at a rate close to 1 the classic size is a few bits, so
+        // the search started at one block with a mean load of n, and each
+        // Poisson sum took time linear in n: 15 s for n = 10^8 at
+        // p = 1 − 10^−8, hours for this n (2^40 at p = 1 − 10^−12).
+        let (n, p) = (1usize << 40, 1.0 - 1e-12);
+        let m = blocked_bloom_bits(n, p, 8, 256, BlockLayout::Split).unwrap();
+        assert!(blocked_bloom_fpr(m, n, 8, 256, BlockLayout::Split).unwrap() <= p);
+        assert!(blocked_bloom_fpr(m - 256, n, 8, 256, BlockLayout::Split).unwrap() > p);
+        // No size within MAX_BITS meets this one: an error, and promptly.
+        assert!(
+            blocked_bloom_bits(usize::MAX / 4, 1.0 - 1e-16, 8, 256, BlockLayout::Split).is_err()
+        );
+    }
+
+    #[test]
+    fn blocked_sizing_matches_a_plain_search() {
+        // The screen in `blocked_bloom_bits` only skips sums whose answer
+        // it knows; the smallest block count meeting the target is the one
+        // a plain linear search over `blocked_bloom_fpr` finds.
+        for layout in [BlockLayout::Free, BlockLayout::Split] {
+            for n in [1, 3, 1000, 20_000] {
+                for p in [0.999, 0.9, 0.5, 0.1, 0.01] {
+                    let m = blocked_bloom_bits(n, p, 8, 256, layout).unwrap();
+                    let rate = |bits| blocked_bloom_fpr(bits, n, 8, 256, layout).unwrap();
+                    assert!(rate(m) <= p, "{layout:?} n {n} p {p}");
+                    let classic = bloom_bits(n, p).unwrap().div_ceil(256) * 256;
+                    assert!(m == classic || rate(m - 256) > p, "{layout:?} n {n} p {p}");
+                }
+            }
         }
     }
 
