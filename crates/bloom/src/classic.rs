@@ -67,8 +67,10 @@ impl BloomFilter<DefaultHashBuilder> {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] for `expected_items == 0`, `fpr` outside
-    /// the open interval (0, 1) (NaN and infinities included), or a size above
-    /// 2^46 bits or that cannot be allocated.
+    /// the open interval (0, 1) (NaN and infinities included) or so small
+    /// (subnormal, below about 2^−1024) that it needs more than
+    /// [`MAX_HASHES`] probes, or a size above 2^46 bits or that cannot be
+    /// allocated.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
         Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
     }
@@ -106,6 +108,18 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let bits = sizing::bloom_bits(expected_items, fpr)?;
         let hashes = sizing::bloom_hashes(bits, expected_items)?;
+        if hashes > MAX_HASHES {
+            // The optimum needs log2(1/p) probes: only subnormal rates get
+            // here, and the caller passed `fpr`, not a hash count.
+            return Err(Error::invalid(
+                "fpr",
+                fpr,
+                format_args!(
+                    "in the open interval (0, 1) and large enough to need at most \
+                     {MAX_HASHES} hashes (about 2^-1024 or more; this one needs {hashes})"
+                ),
+            ));
+        }
         Self::with_bits_and_hasher(bits, hashes, hasher)
     }
 

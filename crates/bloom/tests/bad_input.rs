@@ -51,6 +51,25 @@ fn zero_items_and_overflowing_sizes_are_errors() {
 }
 
 #[test]
+fn rates_too_small_for_the_hash_limit_name_fpr() {
+    // Regression: a subnormal rate such as 1e-310 needs 1030 hashes, past
+    // `MAX_HASHES`, and `with_fpr` refused it as "hashes must be in
+    // 1..=1024, got 1030", naming a parameter the caller never passed.
+    for p in [1e-310, f64::from_bits(1)] {
+        let err = BloomFilter::with_fpr(3, p).unwrap_err();
+        assert_eq!(name_of(&err), "fpr", "{p}: {err}");
+        assert!(err.to_string().contains("1024 hashes"), "{err}");
+    }
+    // The smallest normal rate still fits (1022 hashes).
+    assert_eq!(
+        BloomFilter::with_fpr(1, f64::MIN_POSITIVE)
+            .unwrap()
+            .hashes(),
+        1022
+    );
+}
+
+#[test]
 fn blocked_sizing_near_rate_one_is_prompt() {
     // Regression: a rate just below 1 gives a classic size of a few bits,
     // and the blocked search began there with every key in one block,
