@@ -131,16 +131,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub fn with_bits_and_hasher(bits: u64, hashes: u32, hasher: S) -> Result<Self, Error> {
         let bits = sizing::check_bits(bits)?;
         check_hashes(hashes)?;
-        let len = usize::try_from(bits)
-            .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
-        let words = allocate_words(bits)?;
-        Ok(Self::from_parts(len, words, hashes, hasher))
+        Ok(Self::from_parts(allocate_bits(bits)?, hashes, hasher))
     }
 
     /// Assembles a filter from validated parts.
-    pub(crate) fn from_parts(bits: usize, words: Vec<usize>, hashes: u32, hasher: S) -> Self {
+    pub(crate) fn from_parts(bits: FixedBitSet, hashes: u32, hasher: S) -> Self {
         BloomFilter {
-            bits: FixedBitSet::with_capacity_and_blocks(bits, words),
+            bits,
             hashes,
             hasher,
         }
@@ -351,13 +348,34 @@ pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
 }
 
-/// Storage words for `bits` bits (already checked against `MAX_BITS`),
-/// allocated fallibly.
-pub(crate) fn allocate_words(bits: u64) -> Result<Vec<usize>, Error> {
+/// A zeroed bit array of `bits` bits (already checked against `MAX_BITS`),
+/// or an `Err` naming `bits` where the allocation would fail.
+///
+/// `fixedbitset` allocates infallibly (an out-of-memory abort), and has no
+/// constructor that adopts a vector allocated elsewhere. So the same bytes
+/// (rounded up to its largest storage block, 256 bits) are first requested
+/// fallibly and handed back untouched; a request the allocator refuses is an
+/// `Err`, and one it grants is then made by `fixedbitset`. The table is
+/// allocated and written once: allocating a zeroed vector and copying it in
+/// held twice the table at the peak.
+pub(crate) fn allocate_bits(bits: u64) -> Result<FixedBitSet, Error> {
     debug_assert!(bits <= MAX_BITS);
-    let words = usize::try_from(bits.div_ceil(WORD_BITS as u64))
-        .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
-    filter_core::memory::zeroed_vec(words, "bits")
+    let (len, words) = usize::try_from(bits)
+        .ok()
+        .zip(usize::try_from(bits.div_ceil(256) * 4).ok())
+        .ok_or_else(|| Error::invalid("bits", bits, "addressable on this target"))?;
+    let mut probe: Vec<u64> = Vec::new();
+    probe.try_reserve_exact(words).map_err(|_| {
+        Error::invalid(
+            "bits",
+            bits,
+            format_args!(
+                "small enough to allocate ({words} words of 8 bytes could not be allocated)"
+            ),
+        )
+    })?;
+    drop(probe);
+    Ok(FixedBitSet::with_capacity(len))
 }
 
 #[cfg(test)]
