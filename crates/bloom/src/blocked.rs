@@ -28,9 +28,10 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 ///
 /// # Invariants
 ///
-/// `1 <= blocks <= MAX_BLOCKS`; the storage is cache-line aligned. The filter
-/// never forgets an inserted key: only [`clear`](Self::clear) and
-/// [`intersect`](Self::intersect) unset bits.
+/// `1 <= blocks <= MAX_BLOCKS`; every block is 32-byte aligned, so none
+/// straddles a cache line (the storage as a whole is aligned to 32 bytes,
+/// not necessarily to 64). The filter never forgets an inserted key: only
+/// [`clear`](Self::clear) and [`intersect`](Self::intersect) unset bits.
 ///
 /// # Examples
 ///
@@ -100,7 +101,9 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// [`Error::Corrupt`] for bytes that are not a valid blocked Bloom filter;
     /// [`Error::HasherMismatch`] when the filter was built with a hasher that
-    /// hashes differently from this build's default.
+    /// hashes differently from this build's default;
+    /// [`Error::InvalidParameter`] naming `blocks` when the table, valid, cannot
+    /// be allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
     }

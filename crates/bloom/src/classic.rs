@@ -93,7 +93,9 @@ impl BloomFilter<DefaultHashBuilder> {
     ///
     /// [`Error::Corrupt`] for bytes that are not a valid classic Bloom filter;
     /// [`Error::HasherMismatch`] when the filter was built with a hasher that
-    /// hashes differently from this build's default.
+    /// hashes differently from this build's default;
+    /// [`Error::InvalidParameter`] naming `bits` when the table, valid, cannot
+    /// be allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
     }
