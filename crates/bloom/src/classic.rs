@@ -133,7 +133,16 @@ impl<S: BuildHasher> BloomFilter<S> {
                 ),
             ));
         }
-        Self::with_bits_and_hasher(bits, hashes, hasher)
+        // The caller chose the item count, not the bit count: a table that
+        // cannot be allocated is reported against `expected_items`.
+        Self::with_bits_and_hasher(bits, hashes, hasher).map_err(|e| match e {
+            Error::InvalidParameter { name: "bits", .. } => Error::invalid(
+                "expected_items",
+                expected_items,
+                format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
+            ),
+            other => other,
+        })
     }
 
     /// As [`BloomFilter::with_bits`], hashing keys with `hasher`.

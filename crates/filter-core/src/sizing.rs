@@ -307,7 +307,7 @@ pub fn blocked_bloom_bits(
                 "fpr",
                 fpr,
                 format_args!(
-                    "reachable with {hashes} bits per key in {block_bits}-bit blocks within {MAX_BITS} bits"
+                    "reachable for {expected_items} items with {hashes} bits per key in {block_bits}-bit blocks within {MAX_BITS} bits"
                 ),
             ));
         }
