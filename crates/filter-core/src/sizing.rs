@@ -233,17 +233,60 @@ pub fn blocked_bloom_fpr(
     // Sum the Poisson weights in log space so that large means do not
     // underflow e^(−λ); stop well past the mean, where the weights are
     // negligible (30 standard deviations plus a margin for small λ).
-    let last = (lambda + 30.0 * lambda.sqrt() + 30.0).ceil() as u64;
+    let spread = 30.0 * lambda.sqrt() + 30.0;
+    let last = (lambda + spread).ceil() as u64;
     let ln_lambda = lambda.ln();
-    let mut ln_weight = -lambda;
+    // Loads as far below the mean weigh as little. Below λ ≈ 960 that
+    // reaches 0 and the sum runs from 0, as it always did; above, it starts
+    // there, so that it takes O(√λ) terms rather than O(λ): λ is the items
+    // per block, which a caller can make as large as usize::MAX (one block
+    // of usize::MAX items never returned).
+    let first = (lambda - spread).floor().max(0.0) as u64;
+    if first == 0 {
+        let mut ln_weight = -lambda;
+        let mut total = 0.0;
+        for load in 0..=last {
+            if load > 0 {
+                ln_weight += ln_lambda - (load as f64).ln();
+            }
+            total += ln_weight.exp() * in_block(load as f64);
+        }
+        return Ok(total.min(1.0));
+    }
+    if in_block(first as f64) >= 1.0 {
+        // Every load that carries weight fills the block: the sum is the
+        // total Poisson weight, 1.
+        return Ok(1.0);
+    }
+    // Walk out from the mode, whose weight is computed directly.
+    let mode = lambda.floor() as u64;
     let mut total = 0.0;
-    for load in 0..=last {
-        if load > 0 {
+    let mut ln_weight = ln_poisson(mode, lambda);
+    for load in mode..=last {
+        if load > mode {
             ln_weight += ln_lambda - (load as f64).ln();
         }
         total += ln_weight.exp() * in_block(load as f64);
     }
+    let mut ln_weight = ln_poisson(mode, lambda);
+    for load in (first..mode).rev() {
+        ln_weight -= ln_lambda - ((load + 1) as f64).ln();
+        total += ln_weight.exp() * in_block(load as f64);
+    }
     Ok(total.min(1.0))
+}
+
+/// ln of the Poisson weight of `n` (at least 900) at mean `lambda`:
+/// −λ + n ln λ − ln n!, with ln n! from Stirling's series (the first omitted
+/// term, 1/(1680·n^7), is below 10^−23 here), rearranged as
+/// n·(ln(1 + x) − x) − ½ ln(2πn) − corrections, x = (λ − n)/n, so that no
+/// two large terms cancel.
+fn ln_poisson(n: u64, lambda: f64) -> f64 {
+    let n = n as f64;
+    let x = (lambda - n) / n;
+    n * (x.ln_1p() - x)
+        - 0.5 * (std::f64::consts::TAU * n).ln()
+        - (1.0 / (12.0 * n) - 1.0 / (360.0 * n.powi(3)) + 1.0 / (1260.0 * n.powi(5)))
 }
 
 /// The false-positive rate of one block of `block_bits` bits holding `load`
@@ -491,6 +534,57 @@ mod tests {
         assert!(
             blocked_bloom_bits(usize::MAX / 4, 1.0 - 1e-16, 8, 256, BlockLayout::Split).is_err()
         );
+    }
+
+    #[test]
+    fn blocked_rate_with_a_huge_mean_load_returns_promptly() {
+        // Regression: the Poisson sum ran from load 0 to λ + 30√λ, so one
+        // block holding usize::MAX items never returned.
+        let rate = blocked_bloom_fpr(256, usize::MAX, 8, 256, BlockLayout::Split).unwrap();
+        assert_eq!(rate, 1.0);
+        // A huge block that such loads do not fill: O(√λ) terms, λ = 2·10^9.
+        let rate =
+            blocked_bloom_fpr(1 << 32, 4_000_000_000, 1, 1 << 31, BlockLayout::Free).unwrap();
+        let expected = 1.0 - (-2e9f64 / f64::from(1u32 << 31)).exp();
+        assert!((rate / expected - 1.0).abs() < 1e-6, "{rate} vs {expected}");
+    }
+
+    #[test]
+    fn blocked_rate_sum_from_the_mean_matches_the_sum_from_zero() {
+        // Above λ ≈ 960 the sum now starts 30σ below the mean and walks out
+        // from the mode, whose weight comes from Stirling's series; it must
+        // agree with the plain sum from 0 (the old code) wherever that one
+        // is affordable (its own rounding grows with its λ steps).
+        fn from_zero(bits: u64, items: usize, layout: BlockLayout) -> f64 {
+            let lambda = items as f64 * 256.0 / bits as f64;
+            let last = (lambda + 30.0 * lambda.sqrt() + 30.0).ceil() as u64;
+            let (mut ln_weight, mut total) = (-lambda, 0.0);
+            for load in 0..=last {
+                if load > 0 {
+                    ln_weight += lambda.ln() - (load as f64).ln();
+                }
+                total += ln_weight.exp() * block_rate(load as f64, 8, 256, layout);
+            }
+            total.min(1.0)
+        }
+        for layout in [BlockLayout::Free, BlockLayout::Split] {
+            for lambda in [900usize, 961, 1000, 1500, 3000, 100_000] {
+                let (bits, items) = (256 * 1000, lambda * 1000);
+                let new = blocked_bloom_fpr(bits, items, 8, 256, layout).unwrap();
+                let old = from_zero(bits, items, layout);
+                assert!(
+                    (new - old).abs() <= 1e-9 * old,
+                    "{layout:?} λ {lambda}: {new} vs {old}"
+                );
+            }
+        }
+        for n in [900u64, 1000, 20_000] {
+            // −λ + n ln λ − ln n! summed plainly, at λ = n + 0.5.
+            let lambda = n as f64 + 0.5;
+            let direct =
+                -lambda + n as f64 * lambda.ln() - (1..=n).map(|i| (i as f64).ln()).sum::<f64>();
+            assert!((ln_poisson(n, lambda) - direct).abs() < 1e-9, "{n}");
+        }
     }
 
     #[test]
