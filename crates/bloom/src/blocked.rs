@@ -126,10 +126,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         // As in the classic filter, an allocation failure is reported
         // against the item count the caller chose.
         Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher).map_err(|e| match e {
-            Error::InvalidParameter {
-                name: "bits" | "blocks",
-                ..
-            } => Error::invalid(
+            Error::InvalidParameter { name: "bits", .. } => Error::invalid(
                 "expected_items",
                 expected_items,
                 format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
@@ -160,7 +157,16 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         }
         let blocks = usize::try_from(bits / u64::from(BLOCK_BITS))
             .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
-        Self::with_blocks_and_hasher(blocks, hasher)
+        // The caller passed bits: a table that cannot be allocated is
+        // reported against them, not against the block count.
+        Self::with_blocks_and_hasher(blocks, hasher).map_err(|e| match e {
+            Error::InvalidParameter { name: "blocks", .. } => Error::invalid(
+                "bits",
+                bits,
+                format_args!("small enough to allocate ({blocks} blocks of 32 bytes)"),
+            ),
+            other => other,
+        })
     }
 
     /// As [`BlockedBloomFilter::with_blocks`], hashing keys with `hasher`.

@@ -99,6 +99,15 @@ fn unallocatable_sizes_name_expected_items() {
     );
     let err = BlockedBloomFilter::with_fpr(n, 0.01).unwrap_err();
     assert!(err.to_string().contains("5000000000000 items"), "{err}");
+    // Explicit shapes: the blocked filter named `blocks` for a bit count.
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_bits(1 << 46, 8).unwrap_err()),
+        "bits"
+    );
+    assert_eq!(
+        name_of(&BloomFilter::with_bits(1 << 46, 8).unwrap_err()),
+        "bits"
+    );
 }
 
 #[test]
