@@ -28,9 +28,10 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 ///
 /// # Invariants
 ///
-/// `1 <= blocks <= MAX_BLOCKS`; the storage is cache-line aligned. The filter
-/// never forgets an inserted key: only [`clear`](Self::clear) and
-/// [`intersect`](Self::intersect) unset bits.
+/// `1 <= blocks <= MAX_BLOCKS`; every block is 32-byte aligned, so none
+/// straddles a cache line (the storage as a whole is aligned to 32 bytes,
+/// not necessarily to 64). The filter never forgets an inserted key: only
+/// [`clear`](Self::clear) and [`intersect`](Self::intersect) unset bits.
 ///
 /// # Examples
 ///
@@ -100,7 +101,9 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// [`Error::Corrupt`] for bytes that are not a valid blocked Bloom filter;
     /// [`Error::HasherMismatch`] when the filter was built with a hasher that
-    /// hashes differently from this build's default.
+    /// hashes differently from this build's default;
+    /// [`Error::InvalidParameter`] naming `blocks` when the table, valid, cannot
+    /// be allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
     }
@@ -120,7 +123,16 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
             BLOCK_BITS,
             BlockLayout::Split,
         )?;
-        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
+        // As in the classic filter, an allocation failure is reported
+        // against the item count the caller chose.
+        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher).map_err(|e| match e {
+            Error::InvalidParameter { name: "bits", .. } => Error::invalid(
+                "expected_items",
+                expected_items,
+                format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
+            ),
+            other => other,
+        })
     }
 
     /// As [`BlockedBloomFilter::with_bits`], hashing keys with `hasher`.
@@ -145,7 +157,16 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         }
         let blocks = usize::try_from(bits / u64::from(BLOCK_BITS))
             .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
-        Self::with_blocks_and_hasher(blocks, hasher)
+        // The caller passed bits: a table that cannot be allocated is
+        // reported against them, not against the block count.
+        Self::with_blocks_and_hasher(blocks, hasher).map_err(|e| match e {
+            Error::InvalidParameter { name: "blocks", .. } => Error::invalid(
+                "bits",
+                bits,
+                format_args!("small enough to allocate ({blocks} blocks of 32 bytes)"),
+            ),
+            other => other,
+        })
     }
 
     /// As [`BlockedBloomFilter::with_blocks`], hashing keys with `hasher`.

@@ -74,15 +74,9 @@ impl<S: BuildHasher> BloomFilter<S> {
                 )));
             }
         }
-        let len = usize::try_from(bits)
-            .map_err(|_| Error::corrupt(format_args!("{bits} bits are not addressable here")))?;
-        let storage = crate::classic::allocate_words(bits)?;
-        Ok(BloomFilter::from_parts(
-            len,
-            u64_as_words(&words, storage),
-            hashes,
-            hasher,
-        ))
+        let mut table = crate::classic::allocate_bits(bits)?;
+        u64_as_words(&words, table.as_mut_slice());
+        Ok(BloomFilter::from_parts(table, hashes, hasher))
     }
 }
 
@@ -161,12 +155,11 @@ fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
 
 /// The format's u64 words into storage words (`storage` is zeroed and sized
 /// for the same bit count).
-fn u64_as_words(words: &[u64], mut storage: Vec<usize>) -> Vec<usize> {
+fn u64_as_words(words: &[u64], storage: &mut [usize]) {
     for (i, s) in storage.iter_mut().enumerate() {
         let bit = i * usize::BITS as usize;
         if let Some(&w) = words.get(bit / 64) {
             *s = (w >> (bit % 64)) as usize;
         }
     }
-    storage
 }

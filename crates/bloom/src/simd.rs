@@ -188,22 +188,37 @@ mod tests {
         if kernel == Kernel::Portable {
             return; // nothing to compare on this CPU
         }
-        let mut fast = vec![Block::default(); 37];
-        let mut portable = fast.clone();
-        for i in 0..2_000u64 {
-            let h = mix64(i);
-            assert_eq!(
-                insert(kernel, &mut fast, h),
-                insert(Kernel::Portable, &mut portable, h)
-            );
-            assert_eq!(fast, portable, "after insert {i}");
-        }
-        for i in 0..20_000u64 {
-            let h = mix64(i ^ 0xDEAD_BEEF);
-            assert_eq!(
-                contains(kernel, &fast, h),
-                contains(Kernel::Portable, &portable, h)
-            );
+        // The smallest tables too, where every key shares one block, and raw
+        // hashes with structure (zero, all ones, ids in the high bits) as
+        // well as mixed ones.
+        let structured = |i: u64| match i % 4 {
+            0 => mix64(i),
+            1 => i << 40,
+            2 => u64::MAX - i,
+            _ => i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        };
+        for len in [1, 2, 3, 4, 37] {
+            let mut fast = vec![Block::default(); len];
+            let mut portable = fast.clone();
+            for i in 0..2_000u64 {
+                let h = structured(i);
+                assert_eq!(
+                    insert(kernel, &mut fast, h),
+                    insert(Kernel::Portable, &mut portable, h)
+                );
+                assert_eq!(fast, portable, "{len} blocks, after insert {i}");
+                if i % 50 == 0 {
+                    // Partly filled tables, where the answers vary.
+                    for j in 0..200u64 {
+                        let q = structured(j ^ 0xDEAD_BEEF);
+                        assert_eq!(
+                            contains(kernel, &fast, q),
+                            contains(Kernel::Portable, &portable, q),
+                            "{len} blocks, {i} inserts, query {q:#x}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

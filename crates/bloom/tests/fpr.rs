@@ -231,3 +231,46 @@ fn estimated_len_tracks_distinct_inserts() {
         0
     );
 }
+
+/// The rate promise for small classic filters, averaged over many key sets
+/// (one small filter's rate depends on its few keys; the promise is about
+/// the mean).
+///
+/// Ignored because it fails today: double hashing puts a non-member's k
+/// probes on few distinct bits for about 1/m of the keys (its step is near
+/// a fraction with a small denominator), and such a key is a false positive
+/// with probability near the fill rather than the fill^k, which adds roughly
+/// 0.4/m at k = 7 to 10 and 0.15/m at k = 20 (m bits). Measured means
+/// (20,000 queries per key set, `BloomFilter::with_fpr`): at 1 %, 1.48× the
+/// target at n = 10 and 1.25× at n = 20; at 0.1 %, 3.4× at n = 10 and 1.26×
+/// at n = 100; at 10^−4, 1.11× at n = 1000; at 10^−6, about 1.5× at
+/// n = 10^4. A fix changes which bits a key sets (the probe derivation, which
+/// `filter_core::BloomProbes` shares with the counting filter), so it is
+/// also a format change.
+///
+/// Tolerance: T key sets of q queries each; the mean is a proportion over
+/// T·q queries, σ = √(p/(T·q)) from the queries alone (the key sets add
+/// their own spread, so this σ understates it); slack 1.1 and 4σ as above.
+#[test]
+#[ignore = "fails: double hashing adds about 0.4/m to the rate of small classic filters"]
+fn small_classic_filters_meet_target_rate_on_average() {
+    use filter_core::mix64;
+    for (fpr, n) in [(0.01, 10usize), (0.01, 20), (0.001, 100)] {
+        let (sets, q) = (20_000 / n as u64, 20_000u64);
+        let mut false_positives = 0u64;
+        for set in 0..sets {
+            let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
+            (0..n as u64).for_each(|i| f.insert_hash(mix64(set << 32 | i)));
+            false_positives += (0..q)
+                .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
+                .count() as u64;
+        }
+        let queries = (sets * q) as usize;
+        let measured = false_positives as f64 / queries as f64;
+        let bound = fpr_upper_bound(fpr, queries, SLACK, SIGMAS);
+        assert!(
+            measured <= bound,
+            "p {fpr} n {n}: mean {measured} > {bound}"
+        );
+    }
+}

@@ -133,12 +133,24 @@ pub fn bloom_bits(expected_items: usize, fpr: f64) -> Result<u64, Error> {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidParameter`] for zero items or bits out of range.
+/// [`Error::InvalidParameter`] for zero items, bits out of range, or more
+/// than about 6.2·10^9 bits per item (a hash count past `u32::MAX`).
 pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
     check_items(expected_items)?;
     check_bits(bits)?;
     let k = (bits as f64 / expected_items as f64 * std::f64::consts::LN_2).round();
-    // m/n ≤ 2^46, so k fits comfortably in u32.
+    // m/n can reach 2^46, and k = 0.69 · 2^46 does not fit in u32: refuse
+    // it rather than let `as` saturate to u32::MAX.
+    if k > f64::from(u32::MAX) {
+        return Err(Error::invalid(
+            "bits",
+            bits,
+            format_args!(
+                "at most {} per expected item ({expected_items} items), so that the hash count fits in a u32",
+                (f64::from(u32::MAX) / std::f64::consts::LN_2).floor()
+            ),
+        ));
+    }
     Ok((k as u32).max(1))
 }
 
@@ -213,13 +225,7 @@ pub fn blocked_bloom_fpr(
         ));
     }
     let b = f64::from(block_bits);
-    let in_block = |load: f64| match layout {
-        BlockLayout::Free => bloom_fpr_unchecked(b, load, hashes),
-        BlockLayout::Split => {
-            let lane = b / f64::from(hashes);
-            (1.0 - (1.0 - 1.0 / lane).powf(load)).powf(f64::from(hashes))
-        }
-    };
+    let in_block = |load: f64| block_rate(load, hashes, block_bits, layout);
     let lambda = items as f64 * b / bits as f64;
     if lambda == 0.0 {
         return Ok(0.0);
@@ -227,17 +233,73 @@ pub fn blocked_bloom_fpr(
     // Sum the Poisson weights in log space so that large means do not
     // underflow e^(−λ); stop well past the mean, where the weights are
     // negligible (30 standard deviations plus a margin for small λ).
-    let last = (lambda + 30.0 * lambda.sqrt() + 30.0).ceil() as u64;
+    let spread = 30.0 * lambda.sqrt() + 30.0;
+    let last = (lambda + spread).ceil() as u64;
     let ln_lambda = lambda.ln();
-    let mut ln_weight = -lambda;
+    // Loads as far below the mean weigh as little. Below λ ≈ 960 that
+    // reaches 0 and the sum runs from 0, as it always did; above, it starts
+    // there, so that it takes O(√λ) terms rather than O(λ): λ is the items
+    // per block, which a caller can make as large as usize::MAX (one block
+    // of usize::MAX items never returned).
+    let first = (lambda - spread).floor().max(0.0) as u64;
+    if first == 0 {
+        let mut ln_weight = -lambda;
+        let mut total = 0.0;
+        for load in 0..=last {
+            if load > 0 {
+                ln_weight += ln_lambda - (load as f64).ln();
+            }
+            total += ln_weight.exp() * in_block(load as f64);
+        }
+        return Ok(total.min(1.0));
+    }
+    if in_block(first as f64) >= 1.0 {
+        // Every load that carries weight fills the block: the sum is the
+        // total Poisson weight, 1.
+        return Ok(1.0);
+    }
+    // Walk out from the mode, whose weight is computed directly.
+    let mode = lambda.floor() as u64;
     let mut total = 0.0;
-    for load in 0..=last {
-        if load > 0 {
+    let mut ln_weight = ln_poisson(mode, lambda);
+    for load in mode..=last {
+        if load > mode {
             ln_weight += ln_lambda - (load as f64).ln();
         }
         total += ln_weight.exp() * in_block(load as f64);
     }
+    let mut ln_weight = ln_poisson(mode, lambda);
+    for load in (first..mode).rev() {
+        ln_weight -= ln_lambda - ((load + 1) as f64).ln();
+        total += ln_weight.exp() * in_block(load as f64);
+    }
     Ok(total.min(1.0))
+}
+
+/// ln of the Poisson weight of `n` (at least 900) at mean `lambda`:
+/// −λ + n ln λ − ln n!, with ln n! from Stirling's series (the first omitted
+/// term, 1/(1680·n^7), is below 10^−23 here), rearranged as
+/// n·(ln(1 + x) − x) − ½ ln(2πn) − corrections, x = (λ − n)/n, so that no
+/// two large terms cancel.
+fn ln_poisson(n: u64, lambda: f64) -> f64 {
+    let n = n as f64;
+    let x = (lambda - n) / n;
+    n * (x.ln_1p() - x)
+        - 0.5 * (std::f64::consts::TAU * n).ln()
+        - (1.0 / (12.0 * n) - 1.0 / (360.0 * n.powi(3)) + 1.0 / (1260.0 * n.powi(5)))
+}
+
+/// The false-positive rate of one block of `block_bits` bits holding `load`
+/// keys of `hashes` bits each (the shape already validated).
+fn block_rate(load: f64, hashes: u32, block_bits: u32, layout: BlockLayout) -> f64 {
+    let b = f64::from(block_bits);
+    match layout {
+        BlockLayout::Free => bloom_fpr_unchecked(b, load, hashes),
+        BlockLayout::Split => {
+            let lane = b / f64::from(hashes);
+            (1.0 - (1.0 - 1.0 / lane).powf(load)).powf(f64::from(hashes))
+        }
+    }
 }
 
 /// The smallest bit count (a multiple of `block_bits`) at which a blocked
@@ -256,12 +318,28 @@ pub fn blocked_bloom_bits(
 ) -> Result<u64, Error> {
     let classic = bloom_bits(expected_items, fpr)?;
     let block = u64::from(block_bits.max(1));
-    let rate =
-        |blocks: u64| blocked_bloom_fpr(blocks * block, expected_items, hashes, block_bits, layout);
     // Blocking never needs fewer bits than the classic optimum; double until
     // the target is met, then bisect on the block count.
     let mut lo = classic.div_ceil(block).max(1);
-    if rate(lo)? <= fpr {
+    // Validates the shape (hashes, block size, layout) before the screen
+    // below relies on it; with no items this returns at once.
+    blocked_bloom_fpr(lo * block, 0, hashes, block_bits, layout)?;
+    // Whether `blocks` blocks meet the target. The Poisson sum takes time
+    // linear in the mean load λ = n / blocks, and at a rate close to 1 the
+    // classic size is tiny, so the first tries can have λ in the billions
+    // (n = 10^8 at p = 1 − 10^−8 took 15 s, larger n hours). The block rate
+    // grows with the load, and a Poisson load falls below λ − 10√λ with
+    // probability under e^−50 (Chernoff), so when a block holding that many
+    // keys already misses the target, the filter does too, without the sum.
+    let meets = |blocks: u64| -> Result<bool, Error> {
+        let lambda = expected_items as f64 / blocks as f64;
+        let low = (lambda - 10.0 * lambda.sqrt()).floor();
+        if low > 0.0 && block_rate(low, hashes, block_bits, layout) > fpr {
+            return Ok(false);
+        }
+        Ok(blocked_bloom_fpr(blocks * block, expected_items, hashes, block_bits, layout)? <= fpr)
+    };
+    if meets(lo)? {
         return Ok(lo * block);
     }
     let mut hi = lo;
@@ -272,18 +350,18 @@ pub fn blocked_bloom_bits(
                 "fpr",
                 fpr,
                 format_args!(
-                    "reachable with {hashes} bits per key in {block_bits}-bit blocks within {MAX_BITS} bits"
+                    "reachable for {expected_items} items with {hashes} bits per key in {block_bits}-bit blocks within {MAX_BITS} bits"
                 ),
             ));
         }
-        if rate(hi)? <= fpr {
+        if meets(hi)? {
             break;
         }
         lo = hi;
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if rate(mid)? <= fpr {
+        if meets(mid)? {
             hi = mid;
         } else {
             lo = mid;
@@ -397,6 +475,13 @@ mod tests {
         assert!(bloom_hashes(0, 10).is_err());
         assert!(bloom_hashes(MAX_BITS + 1, 10).is_err());
         assert!(bloom_hashes(100, 0).is_err());
+        // Regression: 2^46 bits for one item asks for 4.9·10^13 hashes,
+        // which `as u32` used to saturate silently to u32::MAX.
+        assert!(matches!(
+            bloom_hashes(MAX_BITS, 1),
+            Err(Error::InvalidParameter { name: "bits", .. })
+        ));
+        assert_eq!(bloom_hashes(6_000_000_000, 1).unwrap(), 4_158_883_083);
         assert!(bloom_fpr(0, 10, 3).is_err());
         assert!(bloom_fpr(100, 10, 0).is_err());
         assert!(cuckoo_fingerprint_bits(0.01, 0).is_err());
@@ -432,6 +517,91 @@ mod tests {
             assert_eq!(m % 512, 0);
             assert!(blocked_bloom_fpr(m, n, 8, 512, layout).unwrap() <= 0.01);
             assert!(blocked_bloom_fpr(m - 512, n, 8, 512, layout).unwrap() > 0.01);
+        }
+    }
+
+    #[test]
+    fn blocked_sizing_near_rate_one_returns_promptly() {
+        // Regression: at a rate close to 1 the classic size is a few bits, so
+        // the search started at one block with a mean load of n, and each
+        // Poisson sum took time linear in n: 15 s for n = 10^8 at
+        // p = 1 − 10^−8, hours for this n (2^40 at p = 1 − 10^−12).
+        let (n, p) = (1usize << 40, 1.0 - 1e-12);
+        let m = blocked_bloom_bits(n, p, 8, 256, BlockLayout::Split).unwrap();
+        assert!(blocked_bloom_fpr(m, n, 8, 256, BlockLayout::Split).unwrap() <= p);
+        assert!(blocked_bloom_fpr(m - 256, n, 8, 256, BlockLayout::Split).unwrap() > p);
+        // No size within MAX_BITS meets this one: an error, and promptly.
+        assert!(
+            blocked_bloom_bits(usize::MAX / 4, 1.0 - 1e-16, 8, 256, BlockLayout::Split).is_err()
+        );
+    }
+
+    #[test]
+    fn blocked_rate_with_a_huge_mean_load_returns_promptly() {
+        // Regression: the Poisson sum ran from load 0 to λ + 30√λ, so one
+        // block holding usize::MAX items never returned.
+        let rate = blocked_bloom_fpr(256, usize::MAX, 8, 256, BlockLayout::Split).unwrap();
+        assert_eq!(rate, 1.0);
+        // A huge block that such loads do not fill: O(√λ) terms, λ = 2·10^9.
+        let rate =
+            blocked_bloom_fpr(1 << 32, 4_000_000_000, 1, 1 << 31, BlockLayout::Free).unwrap();
+        let expected = 1.0 - (-2e9f64 / f64::from(1u32 << 31)).exp();
+        assert!((rate / expected - 1.0).abs() < 1e-6, "{rate} vs {expected}");
+    }
+
+    #[test]
+    fn blocked_rate_sum_from_the_mean_matches_the_sum_from_zero() {
+        // Above λ ≈ 960 the sum now starts 30σ below the mean and walks out
+        // from the mode, whose weight comes from Stirling's series; it must
+        // agree with the plain sum from 0 (the old code) wherever that one
+        // is affordable (its own rounding grows with its λ steps).
+        fn from_zero(bits: u64, items: usize, layout: BlockLayout) -> f64 {
+            let lambda = items as f64 * 256.0 / bits as f64;
+            let last = (lambda + 30.0 * lambda.sqrt() + 30.0).ceil() as u64;
+            let (mut ln_weight, mut total) = (-lambda, 0.0);
+            for load in 0..=last {
+                if load > 0 {
+                    ln_weight += lambda.ln() - (load as f64).ln();
+                }
+                total += ln_weight.exp() * block_rate(load as f64, 8, 256, layout);
+            }
+            total.min(1.0)
+        }
+        for layout in [BlockLayout::Free, BlockLayout::Split] {
+            for lambda in [900usize, 961, 1000, 1500, 3000, 100_000] {
+                let (bits, items) = (256 * 1000, lambda * 1000);
+                let new = blocked_bloom_fpr(bits, items, 8, 256, layout).unwrap();
+                let old = from_zero(bits, items, layout);
+                assert!(
+                    (new - old).abs() <= 1e-9 * old,
+                    "{layout:?} λ {lambda}: {new} vs {old}"
+                );
+            }
+        }
+        for n in [900u64, 1000, 20_000] {
+            // −λ + n ln λ − ln n! summed plainly, at λ = n + 0.5.
+            let lambda = n as f64 + 0.5;
+            let direct =
+                -lambda + n as f64 * lambda.ln() - (1..=n).map(|i| (i as f64).ln()).sum::<f64>();
+            assert!((ln_poisson(n, lambda) - direct).abs() < 1e-9, "{n}");
+        }
+    }
+
+    #[test]
+    fn blocked_sizing_matches_a_plain_search() {
+        // The screen in `blocked_bloom_bits` only skips sums whose answer
+        // it knows; the smallest block count meeting the target is the one
+        // a plain linear search over `blocked_bloom_fpr` finds.
+        for layout in [BlockLayout::Free, BlockLayout::Split] {
+            for n in [1, 3, 1000, 20_000] {
+                for p in [0.999, 0.9, 0.5, 0.1, 0.01] {
+                    let m = blocked_bloom_bits(n, p, 8, 256, layout).unwrap();
+                    let rate = |bits| blocked_bloom_fpr(bits, n, 8, 256, layout).unwrap();
+                    assert!(rate(m) <= p, "{layout:?} n {n} p {p}");
+                    let classic = bloom_bits(n, p).unwrap().div_ceil(256) * 256;
+                    assert!(m == classic || rate(m - 256) > p, "{layout:?} n {n} p {p}");
+                }
+            }
         }
     }
 
