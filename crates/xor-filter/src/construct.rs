@@ -133,7 +133,13 @@ enum Failure {
 
 /// Builds a table from raw hashes (duplicates allowed).
 pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L, F>, Error> {
-    let mut deduplicated: Option<Vec<u64>> = None;
+    // More hashes than a filter takes may still be few distinct ones: the
+    // limit is on distinct hashes, so judge it after deduplicating.
+    let mut deduplicated: Option<Vec<u64>> = if hashes.len() > crate::MAX_KEYS {
+        Some(sorted_unique(hashes)?)
+    } else {
+        None
+    };
     let mut scratch = Scratch::default();
     let mut failures = 0u32;
     let mut last = Failure::Stuck { placed: 0 };
@@ -162,10 +168,7 @@ pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L
                 failures += 1;
                 let suspect = failures >= 2 || matches!(failure, Failure::Overflow);
                 if deduplicated.is_none() && suspect {
-                    let mut unique = hashes.to_vec();
-                    unique.sort_unstable();
-                    unique.dedup();
-                    deduplicated = Some(unique);
+                    deduplicated = Some(sorted_unique(hashes)?);
                 }
                 last = failure;
             }
@@ -181,6 +184,23 @@ pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L
             Failure::Overflow => "more than 255 distinct key hashes shared one slot".to_string(),
         },
     })
+}
+
+/// The distinct hashes, sorted, in a copy allocated fallibly (an `Err`, not
+/// an abort, when there is no room for it).
+fn sorted_unique(hashes: &[u64]) -> Result<Vec<u64>, Error> {
+    let mut unique = Vec::new();
+    unique.try_reserve_exact(hashes.len()).map_err(|_| {
+        Error::invalid(
+            "number of keys",
+            hashes.len(),
+            "small enough that a sorted copy of their hashes can be allocated",
+        )
+    })?;
+    unique.extend_from_slice(hashes);
+    unique.sort_unstable();
+    unique.dedup();
+    Ok(unique)
 }
 
 /// How many keys (or queue entries) ahead the prefetches look: enough to
