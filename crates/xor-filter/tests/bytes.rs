@@ -247,3 +247,21 @@ fn resealed_fuse_layouts_are_refused_or_behave() {
         }
     }
 }
+
+#[test]
+fn a_filter_built_with_halved_segments_loads() {
+    // At n = 11 521 the formula's layout (segments of 1024) rarely peels, so
+    // the build uses the alternative: segments of 512, twice as many plus
+    // two, the same slots. Its bytes must load and answer identically.
+    let ks = keys::members(31, 11_521);
+    let queries = keys::non_members(31, 50_000);
+    let f = BinaryFuse16::from_keys(&ks).unwrap();
+    let bytes = f.to_bytes();
+    let length = u64::from_le_bytes(bytes[PARAM..PARAM + 8].try_into().unwrap());
+    let count = u64::from_le_bytes(bytes[PARAM + 8..PARAM + 16].try_into().unwrap());
+    assert_eq!((length, count), (512, 26));
+    let g = BinaryFuse16::from_bytes(&bytes).unwrap();
+    assert_eq!(g.memory_bytes(), 14 * 1024 * 2);
+    assert!(ks.iter().all(|k| g.contains(k)));
+    assert!(queries.iter().all(|q| f.contains(q) == g.contains(q)));
+}
