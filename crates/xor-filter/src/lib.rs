@@ -56,8 +56,8 @@
 //!   100 times, then [`Error::ConstructionFailed`]. The first 16 seeds are a
 //!   fixed sequence, so a build is reproducible bit for bit (an honest key
 //!   set needs more with probability below 10^-8). Later seeds are
-//!   unpredictable, so keys crafted to defeat the known seeds cost at most
-//!   16 attempts, never a failed build. Binary fuse attempts alternate
+//!   unpredictable, so keys crafted to defeat the known seeds waste at most
+//!   16 attempts instead of failing the build. Binary fuse attempts alternate
 //!   between the formula's segment length and half of it (the same slots):
 //!   just past a step of the formula, its dozen long segments peel for as
 //!   few as 5 % of key sets, the halved ones for ~97 %.
