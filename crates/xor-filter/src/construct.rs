@@ -453,15 +453,16 @@ mod tests {
         unshift(x, 30)
     }
 
-    /// 200 distinct hashes built against the fixed seed formula for every
-    /// attempt: for each seed, two hashes whose mixed values share all
-    /// three slots, so that seed's hypergraph cannot peel.
+    /// 200 distinct hashes built against the fixed seed formula (and the
+    /// attempt's layout) for every attempt: for each seed, two hashes whose
+    /// mixed values share all three slots, so that seed's hypergraph cannot
+    /// peel.
     fn crafted_against_every_fixed_seed<L: Layout>() -> Vec<u64> {
         let n = 2 * MAX_ATTEMPTS as usize;
-        let layout = L::for_keys(n).unwrap();
         let mut out = Vec::new();
         let mut r = 0u64;
         for attempt in 0..MAX_ATTEMPTS {
+            let layout = L::for_keys(n).unwrap().for_attempt(attempt);
             let seed = filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1));
             loop {
                 r += 1;
