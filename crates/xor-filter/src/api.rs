@@ -17,8 +17,8 @@ macro_rules! static_filter_api {
             ///
             /// [`Error::InvalidParameter`] for more than [`MAX_KEYS`](crate::MAX_KEYS)
             /// distinct keys or when the tables cannot be allocated;
-            /// [`Error::ConstructionFailed`] if every seed failed (for any
-            /// honest key set practically impossible).
+            /// [`Error::ConstructionFailed`] if every seed failed (for
+            /// distinct hashes practically impossible, even crafted ones).
             pub fn from_keys<T: Hash>(keys: &[T]) -> Result<Self, Error> {
                 Self::from_keys_with_hasher(keys, DefaultHashBuilder::default())
             }

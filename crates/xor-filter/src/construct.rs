@@ -25,9 +25,20 @@
 //! seed. Duplicate hashes always fail: two equal keys share all three slots,
 //! so none of those slots ever reaches count 1. After a second failure, or at
 //! once if a count overflows its byte, the hashes are sorted and deduplicated
-//! before retrying. For distinct hashes an attempt fails for at most ~12 % of
-//! key sets at any size (far fewer for large sets), so two failures in a row
+//! before retrying. For distinct hashes an xor attempt fails for at most
+//! ~17 % of key sets at any size (near 3000 keys; far fewer for large sets),
+//! and a binary fuse attempt usually for fewer; where the binary fuse
+//! formula's layout peels badly (see `FuseLayout::for_attempt`), the next
+//! attempt's halved segments peel ~97 % of sets. So two failures in a row
 //! are a strong hint of duplicates, and a needless sort is rare.
+//!
+//! The first [`FIXED_ATTEMPTS`] seeds are a fixed sequence, so builds are
+//! reproducible. A fixed sequence alone could be defeated: anyone who knows
+//! it (and the hasher, which by default has fixed seeds too) can pick, for
+//! each seed, two keys that share all three slots under it, and 200 such
+//! keys used to fail all 100 attempts. So later attempts draw unpredictable
+//! seeds (`std`'s randomly keyed `RandomState`); crafted keys then cost at
+//! most the fixed attempts, and honest sets never get that far.
 //!
 //! # Memory at peak
 //!
@@ -43,6 +54,9 @@
 //! memory of a process building from 10^8 pre-hashed keys (0.8 GB of them):
 //! 3.06 GB for `BinaryFuse8`, 3.18 GB for `Xor8`.
 
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+
 use filter_core::Error;
 use filter_core::memory::zeroed_vec;
 
@@ -52,15 +66,38 @@ use crate::prefetch::prefetch;
 use crate::table::{Table, mixed};
 
 /// How many seeds are tried before giving up. For distinct hashes the chance
-/// that every one fails is far below anything observable: each attempt
-/// succeeded for more than 85 % of random key sets at every size from 1 to
-/// 20 000 (test `a_single_seed_usually_suffices`), and large sets peel even
-/// more reliably.
+/// that every one fails is far below anything observable: an xor attempt
+/// succeeded for more than 80 % of random key sets at every size from 1 to
+/// 20 000 (test `a_single_seed_usually_suffices`; the worst measured, 84 %,
+/// near 3000 keys), and a pair of binary fuse attempts (the formula's layout,
+/// then halved segments) for at least 19 of 20 at the tightest size of every
+/// slot-count plateau up to 1.5·10^5 keys and 11 of 12 at the first ten past
+/// each later step up to 1.4·10^6 (test
+/// `binary_fuse_peels_at_the_tightest_sizes_past_a_segment_step`); large
+/// sets peel even more reliably.
 pub(crate) const MAX_ATTEMPTS: u32 = 100;
 
-/// The golden-ratio increment: attempt `i` uses seed `mix64((i + 1) · φ)`,
-/// so builds are deterministic and reproducible.
+/// Attempts whose seeds come from the fixed sequence below; the rest are
+/// unpredictable. An honest key set reaches attempt 16 with probability
+/// below 0.17^16 ≈ 5·10^-13 (xor) or 0.1^8 = 10^-8 (binary fuse, eight
+/// pairs of attempts), so in practice every build is reproducible.
+const FIXED_ATTEMPTS: u32 = 16;
+
+/// The golden-ratio increment: attempt `i` < [`FIXED_ATTEMPTS`] uses seed
+/// `mix64((i + 1) · φ)`, so builds are deterministic and reproducible.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The seed of attempt `attempt`: from the fixed sequence, then, past
+/// [`FIXED_ATTEMPTS`], from a randomly keyed hasher made on first use.
+fn seed(attempt: u32, random: &mut Option<RandomState>) -> u64 {
+    if attempt < FIXED_ATTEMPTS {
+        filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1))
+    } else {
+        random
+            .get_or_insert_with(RandomState::new)
+            .hash_one(attempt)
+    }
+}
 
 /// Reused buffers, sized for `keys` keys and `slots` slots.
 #[derive(Default)]
@@ -104,14 +141,21 @@ enum Failure {
 
 /// Builds a table from raw hashes (duplicates allowed).
 pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L, F>, Error> {
-    let mut deduplicated: Option<Vec<u64>> = None;
+    // More hashes than a filter takes may still be few distinct ones: the
+    // limit is on distinct hashes, so judge it after deduplicating.
+    let mut deduplicated: Option<Vec<u64>> = if hashes.len() > crate::MAX_KEYS {
+        Some(sorted_unique(hashes)?)
+    } else {
+        None
+    };
     let mut scratch = Scratch::default();
     let mut failures = 0u32;
     let mut last = Failure::Stuck { placed: 0 };
+    let mut random = None;
     for attempt in 0..MAX_ATTEMPTS {
         let input = deduplicated.as_deref().unwrap_or(hashes);
-        let layout = L::for_keys(input.len())?;
-        let seed = filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1));
+        let layout = L::for_keys(input.len())?.for_attempt(attempt);
+        let seed = seed(attempt, &mut random);
         scratch.prepare(input.len(), layout.slots())?;
         match peel(&layout, seed, input, &mut scratch) {
             Ok(()) => {
@@ -132,10 +176,7 @@ pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L
                 failures += 1;
                 let suspect = failures >= 2 || matches!(failure, Failure::Overflow);
                 if deduplicated.is_none() && suspect {
-                    let mut unique = hashes.to_vec();
-                    unique.sort_unstable();
-                    unique.dedup();
-                    deduplicated = Some(unique);
+                    deduplicated = Some(sorted_unique(hashes)?);
                 }
                 last = failure;
             }
@@ -151,6 +192,23 @@ pub(crate) fn build<L: Layout, F: Fingerprint>(hashes: &[u64]) -> Result<Table<L
             Failure::Overflow => "more than 255 distinct key hashes shared one slot".to_string(),
         },
     })
+}
+
+/// The distinct hashes, sorted, in a copy allocated fallibly (an `Err`, not
+/// an abort, when there is no room for it).
+fn sorted_unique(hashes: &[u64]) -> Result<Vec<u64>, Error> {
+    let mut unique = Vec::new();
+    unique.try_reserve_exact(hashes.len()).map_err(|_| {
+        Error::invalid(
+            "number of keys",
+            hashes.len(),
+            "small enough that a sorted copy of their hashes can be allocated",
+        )
+    })?;
+    unique.extend_from_slice(hashes);
+    unique.sort_unstable();
+    unique.dedup();
+    Ok(unique)
 }
 
 /// How many keys (or queue entries) ahead the prefetches look: enough to
@@ -368,6 +426,114 @@ mod tests {
             ok += usize::from(peel(&layout, 12345 + s, &hashes, &mut scratch).is_ok());
         }
         ok as f64 / sets as f64
+    }
+
+    /// Inverts `x ^= x >> s`.
+    fn unshift(y: u64, s: u32) -> u64 {
+        let mut x = y;
+        for _ in 0..64 / s + 1 {
+            x = y ^ (x >> s);
+        }
+        x
+    }
+
+    /// The inverse of an odd multiplier modulo 2^64 (Newton's iteration).
+    fn inverse(c: u64) -> u64 {
+        let mut inv = c;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(inv)));
+        }
+        inv
+    }
+
+    /// The inverse of `filter_core::mix64` (SplitMix64's finalizer).
+    fn unmix64(mut x: u64) -> u64 {
+        x = unshift(x, 31);
+        x = x.wrapping_mul(inverse(0x94D0_49BB_1331_11EB));
+        x = unshift(x, 27);
+        x = x.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9));
+        unshift(x, 30)
+    }
+
+    /// 200 distinct hashes built against the fixed seed formula (and the
+    /// attempt's layout) for every attempt: for each seed, two hashes whose
+    /// mixed values share all three slots, so that seed's hypergraph cannot
+    /// peel.
+    fn crafted_against_every_fixed_seed<L: Layout>() -> Vec<u64> {
+        let n = 2 * MAX_ATTEMPTS as usize;
+        let mut out = Vec::new();
+        let mut r = 0u64;
+        for attempt in 0..MAX_ATTEMPTS {
+            let layout = L::for_keys(n).unwrap().for_attempt(attempt);
+            let seed = filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1));
+            loop {
+                r += 1;
+                let k = filter_core::mix64(r);
+                // Bit 10 feeds no position at this size (bar a rare carry).
+                let twin = k ^ (1 << 10);
+                if layout.positions(k) == layout.positions(twin) {
+                    out.push(unmix64(k).wrapping_sub(seed));
+                    out.push(unmix64(twin).wrapping_sub(seed));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn hashes_crafted_against_the_fixed_seeds_still_build() {
+        // Before the fix every seed came from the public fixed sequence, and
+        // these 200 distinct hashes made all 100 attempts fail:
+        // `ConstructionFailed` ("peeling placed only 198 of 200").
+        assert_eq!(unmix64(filter_core::mix64(12_345)), 12_345);
+        fn check<L: Layout, F: Fingerprint>() {
+            let hashes = crafted_against_every_fixed_seed::<L>();
+            let mut distinct = hashes.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), hashes.len());
+            let table = build::<L, F>(&hashes).unwrap();
+            assert_eq!(table.keys, hashes.len());
+            assert!(hashes.iter().all(|&h| table.contains_hash(h)));
+        }
+        check::<XorLayout, u8>();
+        check::<XorLayout, u16>();
+        check::<FuseLayout, u8>();
+        check::<FuseLayout, u16>();
+    }
+
+    #[test]
+    fn binary_fuse_peels_at_the_tightest_sizes_past_a_segment_step() {
+        // At the top of the first slot-count plateaus after the segment
+        // length doubles, the formula's layout (12 segments of 1024 for
+        // 11 521 keys) peeled for only ~5 % of key sets per seed: builds took
+        // ~20 attempts, and about 1 key set in 200 failed all 100 with
+        // `ConstructionFailed` (found by a random stress run at n = 12 370).
+        // Odd attempts now halve the segment length. Over 60 key sets the
+        // first two attempts must succeed for at least 51: measured ~97 %
+        // (mean 58.2, σ = √(60 · 0.97 · 0.03) = 1.3, so 51 is 5σ below it);
+        // before the fix ~10 %.
+        for n in [3551usize, 11_521, 12_372, 37_454] {
+            let layout = FuseLayout::for_keys(n).unwrap();
+            let next = FuseLayout::for_keys(n + 1).unwrap();
+            assert!(next.slots() > layout.slots(), "{n} is a plateau top");
+            let mut ok = 0;
+            for s in 0..60u64 {
+                let hashes: Vec<u64> = (0..n as u64)
+                    .map(|i| filter_core::mix64(i ^ (s << 40)))
+                    .collect();
+                let mut scratch = Scratch::default();
+                ok += usize::from((0..2).any(|attempt| {
+                    let l = layout.for_attempt(attempt);
+                    assert_eq!(l.slots(), layout.slots());
+                    scratch.prepare(n, l.slots()).unwrap();
+                    let seed = 99 + 2 * s + u64::from(attempt);
+                    peel(&l, seed, &hashes, &mut scratch).is_ok()
+                }));
+            }
+            assert!(ok >= 51, "n = {n}: {ok} of 60");
+        }
     }
 
     #[test]

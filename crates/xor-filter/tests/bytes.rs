@@ -186,3 +186,82 @@ fn garbage_is_refused() {
         assert!(BinaryFuse16::from_bytes(&junk2).is_err());
     }
 }
+
+/// A binary fuse byte string with the given key count, layout and
+/// `fingerprints` entries, resealed: structure past the checksum.
+fn fuse_bytes(keys: u64, segment_length: u64, segment_count: u64, fingerprints: usize) -> Vec<u8> {
+    let mut b = BinaryFuse8::from_hashes(&[]).unwrap().to_bytes()[..PARAM].to_vec();
+    put_u64(&mut b, KEYS, keys);
+    b.extend_from_slice(&segment_length.to_le_bytes());
+    b.extend_from_slice(&segment_count.to_le_bytes());
+    b.extend_from_slice(&(fingerprints as u64).to_le_bytes());
+    b.extend((0..fingerprints).map(|i| (i * 131 % 251) as u8));
+    b.extend_from_slice(&[0; 8]);
+    reseal(&mut b);
+    b
+}
+
+#[test]
+fn resealed_fuse_layouts_are_refused_or_behave() {
+    // Segment lengths that are not powers of two or out of 4..=2^18, counts
+    // of 0, counts whose slot total overflows u64 or passes 2^32, and a
+    // layout too small for its key count. (Where the slot total is huge the
+    // fingerprints are short, so the layout check must come first.)
+    for (keys, length, count, field) in [
+        (0u64, 0u64, 1u64, "segment_length"),
+        (0, 2, 1, "segment_length"),
+        (0, 6, 1, "segment_length"),
+        (0, 1 << 19, 1, "segment_length"),
+        (0, 1 << 63, 1, "segment_length"),
+        (0, 4, 0, "segment_count"),
+        (0, 4, u64::MAX, "segment_count"),
+        (0, 4, u64::MAX / 4, "segment_count"),
+        (0, 1 << 18, (1 << 14) - 1, "segment_count"),
+        (100, 4, 20, "implausible"),
+        (0, 64, 1, "implausible"),
+    ] {
+        let slots = count.wrapping_add(2).wrapping_mul(length);
+        let fingerprints = if slots < 1 << 20 { slots as usize } else { 12 };
+        let e = BinaryFuse8::from_bytes(&fuse_bytes(keys, length, count, fingerprints));
+        let e = corrupt_reason(e.unwrap_err());
+        assert!(e.contains(field), "{keys} {length} {count}: {e}");
+    }
+    // Layouts that differ from what the formula gives but are structurally
+    // sound load (see docs/format-xor-filter.md), and must then behave: no
+    // out-of-range lookup (debug builds assert it) for any hash.
+    for (keys, length, count) in [
+        (0u64, 4u64, 20u64),
+        (0, 8, 9),
+        (12, 4, 1),
+        (40, 16, 2),
+        (1000, 4, 600),
+    ] {
+        let slots = ((count + 2) * length) as usize;
+        let f = BinaryFuse8::from_bytes(&fuse_bytes(keys, length, count, slots)).unwrap();
+        assert_eq!((f.len(), f.memory_bytes()), (keys as usize, slots));
+        for i in 0..20_000u64 {
+            f.contains_hash(filter_core::mix64(i));
+        }
+        for h in [0, 1, u64::MAX, 1 << 63] {
+            f.contains_hash(h);
+        }
+    }
+}
+
+#[test]
+fn a_filter_built_with_halved_segments_loads() {
+    // At n = 11 521 the formula's layout (segments of 1024) rarely peels, so
+    // the build uses the alternative: segments of 512, twice as many plus
+    // two, the same slots. Its bytes must load and answer identically.
+    let ks = keys::members(31, 11_521);
+    let queries = keys::non_members(31, 50_000);
+    let f = BinaryFuse16::from_keys(&ks).unwrap();
+    let bytes = f.to_bytes();
+    let length = u64::from_le_bytes(bytes[PARAM..PARAM + 8].try_into().unwrap());
+    let count = u64::from_le_bytes(bytes[PARAM + 8..PARAM + 16].try_into().unwrap());
+    assert_eq!((length, count), (512, 26));
+    let g = BinaryFuse16::from_bytes(&bytes).unwrap();
+    assert_eq!(g.memory_bytes(), 14 * 1024 * 2);
+    assert!(ks.iter().all(|k| g.contains(k)));
+    assert!(queries.iter().all(|q| f.contains(q) == g.contains(q)));
+}

@@ -139,6 +139,76 @@ fn all_keys_equal() {
     }
 }
 
+#[test]
+fn structured_and_extreme_hashes() {
+    // Hashes at the edges of u64 and strided by every power of two (i << k,
+    // and u64::MAX minus that): the seeded mix must spread them all, and
+    // strides of 2^63 and up wrap into duplicates that must count once.
+    let mut sets: Vec<Vec<u64>> = vec![
+        vec![0],
+        vec![u64::MAX],
+        vec![0, u64::MAX],
+        vec![u64::MAX, u64::MAX - 1, u64::MAX - 2],
+        vec![1 << 63, 0, u64::MAX, 1],
+    ];
+    for k in 0..64u32 {
+        for n in [2u64, 3, 17, 200] {
+            sets.push((0..n).map(|i| i.wrapping_shl(k)).collect());
+            sets.push((0..n).map(|i| u64::MAX - i.wrapping_shl(k)).collect());
+        }
+    }
+    for set in &sets {
+        let mut distinct = set.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for_each_type!(F => {
+            let f = F::from_hashes(set).unwrap();
+            assert_eq!(f.len(), distinct.len(), "{set:?}");
+            assert!(set.iter().all(|&h| f.contains_hash(h)), "{set:?}");
+        });
+    }
+}
+
+#[test]
+fn sizes_around_segment_length_steps() {
+    // The binary fuse segment length doubles at n = 3, 9, 28, 91, 303, 1009,
+    // 3360, 11 190, 37 262, 124 000 (2^floor(log_3.33 n + 2.25)), where the
+    // segment count drops to a few; just past 8192 slots the construction
+    // switches to its counting sort. Each side of each step, with and
+    // without duplicates.
+    for (s, step) in [3usize, 9, 28, 91, 303, 1009, 3360, 11_190, 37_262, 124_000]
+        .into_iter()
+        .enumerate()
+    {
+        for n in step - 2..step + 2 {
+            let hashes = keys::members(500 + s as u64, n);
+            let mut dup = hashes.clone();
+            dup.extend_from_slice(&hashes[..n / 2]);
+            for_each_type!(F => {
+                for input in [&hashes, &dup] {
+                    let f = F::from_hashes(input).unwrap();
+                    assert_eq!(f.len(), n);
+                    assert!(hashes.iter().all(|&h| f.contains_hash(h)), "n={n}");
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn many_distinct_keys_each_past_a_count_byte() {
+    // 50 distinct hashes, 300 copies each: their slots' 8-bit counts
+    // overflow with several distinct keys present, not just one.
+    let hashes: Vec<u64> = (0..50u64)
+        .flat_map(|i| std::iter::repeat_n(i * 7919, 300))
+        .collect();
+    for_each_type!(F => {
+        let f = F::from_hashes(&hashes).unwrap();
+        assert_eq!(f.len(), 50);
+        assert!(hashes.iter().all(|&h| f.contains_hash(h)));
+    });
+}
+
 /// A hasher with only 16 distinct outputs: distinct keys collide.
 #[derive(Clone, Default)]
 struct SixteenHashes;
