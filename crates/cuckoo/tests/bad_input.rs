@@ -200,6 +200,34 @@ fn resealed_lies_are_caught_by_structure() {
 }
 
 #[test]
+fn a_victim_beside_a_free_slot_of_its_buckets_is_refused() {
+    // Before the fix such bytes (checksum valid, items consistent) loaded as
+    // a filter that refused every insert with `Full` although the victim's
+    // own bucket had room: a state no sequence of operations produces.
+    let good = full_filter().to_bytes();
+    let mut bytes = good.clone();
+    let victim = u64::from_le_bytes(bytes[VICTIM_BUCKET..VICTIM_BUCKET + 8].try_into().unwrap());
+    // 10-bit fingerprints: bucket i is bits [40i, 40i + 40); clear its slot 0.
+    let first_bit = 40 * victim as usize;
+    for bit in first_bit..first_bit + 10 {
+        bytes[TABLE + bit / 8] &= !(1 << (bit % 8));
+    }
+    let items = u64::from_le_bytes(bytes[ITEMS..ITEMS + 8].try_into().unwrap());
+    put_u64(&mut bytes, ITEMS, items - 1);
+    reseal(&mut bytes);
+    assert!(corrupt_reason(&bytes).contains("free slots"));
+
+    // The same forgery in an empty table.
+    let empty = CuckooFilter::with_buckets(5, 10).unwrap().to_bytes();
+    let mut bytes = empty.clone();
+    put_u64(&mut bytes, ITEMS, 1);
+    put_u64(&mut bytes, VICTIM_BUCKET, 2);
+    bytes[VICTIM_FP..VICTIM_FP + 2].copy_from_slice(&5u16.to_le_bytes());
+    reseal(&mut bytes);
+    assert!(corrupt_reason(&bytes).contains("free slots"));
+}
+
+#[test]
 fn other_kinds_and_hashers_are_refused() {
     let bytes = full_filter().to_bytes();
     let other = CuckooFilter::from_bytes_with_hasher(&bytes, DefaultHashBuilder::with_seed(9));
