@@ -210,13 +210,23 @@ fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Er
     // Small tables fill unevenly (a few unlucky buckets decide), so they get
     // an additive margin that vanishes relative to large ones.
     let buckets = (n / (SLOTS as f64 * load) + MARGIN * n.sqrt()).ceil();
-    // A float of this size still converts exactly enough; the bit limit
-    // below refuses anything absurd.
-    if buckets >= (sizing::MAX_BITS / 64) as f64 {
+    // The most buckets of this width a table of at most 2^46 bits holds,
+    // made even so that rounding up to even below stays within it. (Exact
+    // as a float: at most 2^42.)
+    let max_buckets = (sizing::MAX_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))) & !1;
+    if buckets > max_buckets as f64 {
+        // The largest n with n / (4 · load) + √n ≤ max_buckets, a quadratic
+        // in √n: the allowed range, in the caller's terms.
+        let a = 1.0 / (SLOTS as f64 * load);
+        let root = ((1.0 + 4.0 * a * max_buckets as f64).sqrt() - 1.0) / (2.0 * a);
         return Err(Error::invalid(
             "expected_items",
             expected_items,
-            format_args!("small enough for a table of at most 2^46 bits"),
+            format_args!(
+                "between 1 and about {:.0} for {fingerprint_bits}-bit fingerprints \
+                 (tables of at most 2^46 bits)",
+                (root * root).floor()
+            ),
         ));
     }
     // Even, so that every item has two distinct buckets (see `Table::alt`).
@@ -232,7 +242,8 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// As [`with_fpr`](CuckooFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let bits = fingerprint_bits_for(fpr)?;
-        Self::with_buckets_and_hasher(buckets_for(expected_items, bits)?, bits, hasher)
+        let buckets = buckets_for(expected_items, bits)?;
+        Self::allocate(buckets, bits, hasher, "expected_items", expected_items)
     }
 
     /// [`with_capacity`](CuckooFilter::with_capacity) with a hasher of your
@@ -247,10 +258,13 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hasher: S,
     ) -> Result<Self, Error> {
         check_fingerprint_bits(fingerprint_bits)?;
-        Self::with_buckets_and_hasher(
-            buckets_for(expected_items, fingerprint_bits)?,
+        let buckets = buckets_for(expected_items, fingerprint_bits)?;
+        Self::allocate(
+            buckets,
             fingerprint_bits,
             hasher,
+            "expected_items",
+            expected_items,
         )
     }
 
@@ -266,8 +280,27 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hasher: S,
     ) -> Result<Self, Error> {
         let bits = check_fingerprint_bits(fingerprint_bits)?;
+        Self::allocate(buckets, bits, hasher, "buckets", buckets)
+    }
+
+    /// An empty filter of `buckets` buckets of `bits`-bit fingerprints (a
+    /// checked width). An allocation failure names the caller's
+    /// `parameter` and its `value`, not the byte count.
+    fn allocate(
+        buckets: usize,
+        bits: u32,
+        hasher: S,
+        parameter: &'static str,
+        value: usize,
+    ) -> Result<Self, Error> {
         let bytes = checked_bytes(buckets, bits, "buckets")?;
-        let bytes = filter_core::memory::zeroed_vec(bytes, "buckets")?;
+        let bytes = filter_core::memory::zeroed_vec(bytes, parameter).map_err(|_| {
+            Error::invalid(
+                parameter,
+                value,
+                format_args!("small enough that a table of {bytes} bytes can be allocated"),
+            )
+        })?;
         Ok(CuckooFilter {
             table: Table::from_bytes(bytes, buckets, bits),
             len: 0,

@@ -80,6 +80,41 @@ fn bad_parameters_are_rejected_with_their_names() {
 }
 
 #[test]
+fn too_many_items_name_the_largest_count_that_fits() {
+    // Before the fix every width was refused above 2^40 buckets, the 16-bit
+    // limit, with "small enough for a table of at most 2^46 bits" and no
+    // number: with_capacity(3.6e12, 4) (a 2^44-bit table) was refused
+    // with a reason that was false for it. The range now follows the width,
+    // and names the largest count. (No test allocates near the limit.)
+    for bits in 4..=16u32 {
+        let e = CuckooFilter::with_capacity(usize::MAX, bits).unwrap_err();
+        let text = e.to_string();
+        let Error::InvalidParameter { name, allowed, .. } = e else {
+            panic!("{text}")
+        };
+        assert_eq!(name, "expected_items");
+        let max: f64 = allowed
+            .split_whitespace()
+            .nth(4)
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no number in {text}"));
+        // The sizing of `buckets_for`: n / (4 · load) + √n buckets of 4f bits.
+        let load = match bits {
+            4 => 0.80,
+            5 => 0.90,
+            6 => 0.93,
+            _ => 0.95,
+        };
+        let table_bits = |n: f64| (n / (4.0 * load) + n.sqrt()) * 4.0 * f64::from(bits);
+        let limit = (1u64 << 46) as f64;
+        assert!(table_bits(max) <= limit, "{text}");
+        assert!(table_bits(max * 1.000_001) > limit, "{text}");
+    }
+    let e = CuckooFilter::with_capacity(usize::MAX, 4).unwrap_err();
+    assert!(e.to_string().contains("about 14073736830739"), "{e}");
+}
+
+#[test]
 fn odd_and_tiny_bucket_counts_work() {
     for buckets in [1, 2, 3, 7, 1001] {
         for bits in 4..=16 {
