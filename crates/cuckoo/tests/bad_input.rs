@@ -274,3 +274,47 @@ fn other_kinds_and_hashers_are_refused() {
     let junk = [b'x'; 80];
     assert!(corrupt_reason(&junk).contains("magic"));
 }
+
+#[test]
+fn every_resealed_bit_flip_is_refused_or_loads_a_working_filter() {
+    // Past the checksum, a flip in a slot, the victim or the eviction state
+    // can be a consistent lie (another fingerprint, the victim's other
+    // bucket, another generator state) and may load; a flip in the width,
+    // the bucket count, the item count, the table's length or its padding
+    // must be refused. What loads must never panic later. Full tables of every
+    // width and the smallest sizes, so that the victim, the padding after a
+    // bucket that ends mid-byte, and m = 1 are all covered.
+    for bits in 4..=16u32 {
+        for buckets in [1, 2, 3] {
+            let mut filter = CuckooFilter::with_buckets(buckets, bits).unwrap();
+            let mut i = 0u64;
+            while !filter.is_full() {
+                let _ = filter.insert(&i);
+                i += 1;
+            }
+            let good = filter.to_bytes();
+            // The body lies between the 44-byte header and the checksum.
+            for bit in 44 * 8..(good.len() - 8) * 8 {
+                let mut bytes = good.clone();
+                bytes[bit / 8] ^= 1 << (bit % 8);
+                reseal(&mut bytes);
+                let Ok(mut loaded) = CuckooFilter::from_bytes(&bytes) else {
+                    continue;
+                };
+                let at = format!("f {bits} m {buckets} bit {bit}");
+                let byte = bit / 8;
+                let slot_bit = byte >= TABLE && bit - TABLE * 8 < 4 * bits as usize * buckets;
+                let lie = (VICTIM_BUCKET..TABLE_LEN).contains(&byte) || slot_bit;
+                assert!(lie, "{at}: a flip outside the slots and the victim loaded");
+                assert_eq!(loaded.to_bytes(), bytes, "{at}");
+                for k in 0..20u64 {
+                    let _ = loaded.contains(&k);
+                    if loaded.remove(&k) {
+                        let _ = loaded.insert(&(k + 100));
+                    }
+                }
+                assert!(CuckooFilter::from_bytes(&loaded.to_bytes()).is_ok(), "{at}");
+            }
+        }
+    }
+}
