@@ -87,9 +87,17 @@ pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> 
 impl Table {
     /// A table over `bytes`, which must hold `bytes_for(buckets,
     /// fingerprint_bits)` bytes. The caller checks the ranges.
+    ///
+    /// # Panics
+    ///
+    /// If the width, the bucket count or the length is out of line: a bug in
+    /// this crate, never a user input (both callers check first). Asserted
+    /// in release builds too, because every unchecked access in this file
+    /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        debug_assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
-        debug_assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
+        assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
+        assert!(buckets >= 1);
+        assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
         let f = fingerprint_bits;
         let bucket_bits = SLOTS as u32 * f;
         let bucket_mask = u64::MAX >> (64 - bucket_bits);
