@@ -125,11 +125,12 @@ impl CuckooFilter<DefaultHashBuilder> {
     /// The fingerprint width is `⌈log2(8 / fpr)⌉` bits, raised to 4 for
     /// `fpr > 0.5` (a lower rate, never a higher one); the table has
     /// about `expected_items / (4 · 0.95)` buckets (see [`TARGET_LOAD`]).
-    /// Narrow widths are raised by a bit at large `expected_items` (4 bits
-    /// beyond about 480,000 items, 5 beyond about 53 million, 6 beyond about
-    /// 10^10, 7 beyond about 2 · 10^12): at most [`MAX_COPIES`] items can share a fingerprint and a
-    /// pair of buckets, and with few fingerprint values some nine distinct
-    /// items would then be likely to.
+    /// Narrow widths are raised further at large `expected_items`, a bit at
+    /// each threshold (4 bits beyond about 480,000 items, 5 beyond about 53
+    /// million, 6 beyond about 10^10, 7 beyond about 2 · 10^12): at most
+    /// [`MAX_COPIES`] items can share a fingerprint and a pair of buckets,
+    /// and with few fingerprint values some nine distinct items would then
+    /// be likely to.
     ///
     /// ```
     /// let filter = cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?;
