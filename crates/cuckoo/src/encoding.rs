@@ -42,7 +42,8 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// writer's; [`Error::Corrupt`] naming the field for anything malformed:
     /// truncation, a changed bit, a width outside 4..=16, a bucket count that
     /// does not match the table, bits set past the last bucket, an item count
-    /// that differs from the occupied slots, a victim outside the table.
+    /// that differs from the occupied slots, a victim outside the table or
+    /// beside a free slot of its own buckets.
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
         let mut r = ByteReader::open(bytes, FilterKind::Cuckoo, &HasherProbe::of(&hasher))?;
         let bits = u32::from(r.u8("fingerprint_bits")?);
@@ -89,6 +90,19 @@ impl<S: BuildHasher> CuckooFilter<S> {
         let table = Table::from_bytes(table, buckets, bits);
         if !table.padding_is_clear() {
             return Err(Error::corrupt("table has bits set past its last bucket"));
+        }
+        // A fingerprint goes to the victim slot only when both of its buckets
+        // are full, and a remove that frees a slot in either puts it back, so
+        // a victim beside a free slot of its own buckets is a forged state
+        // (one that would refuse every insert into a table with room).
+        if victim_fingerprint != 0 {
+            let bucket = victim_bucket as usize;
+            let other = table.alt(bucket, victim_fingerprint);
+            if table.count(bucket, 0) + table.count(other, 0) != 0 {
+                return Err(Error::corrupt(format_args!(
+                    "victim slot is occupied, but its buckets {bucket} and {other} have free slots"
+                )));
+            }
         }
         let stored = table.occupied_slots() + usize::from(victim_fingerprint != 0);
         if items != stored as u64 {

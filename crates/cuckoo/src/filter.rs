@@ -29,8 +29,11 @@ pub const MAX_COPIES: u32 = 2 * SLOTS as u32;
 /// at 4 bits), so they are sized for 80 % (4 bits), 90 % (5) and 93 % (6).
 /// Small tables also get `√n` extra buckets, because a few unlucky buckets
 /// decide when they fill. Together these make "n inserts never see `Full`"
-/// hold (tested from thousands of seeds) while bits/key stays within 2 % of
-/// `f / 0.95`.
+/// hold (tested from thousands of seeds; for 4- and 5-bit fingerprints at
+/// large n see [`CuckooFilter::with_capacity`]) while bits/key stays within 2 % of
+/// `f / 0.95` for fingerprints of 7 bits or more at large n (600,000 and
+/// up); narrow ones take `f / 0.80` to `f / 0.93`, and a small table's
+/// margin adds more.
 pub const TARGET_LOAD: f64 = 0.95;
 
 /// Extra buckets per `√expected_items` (see [`TARGET_LOAD`]): 0.5 % more
@@ -122,6 +125,12 @@ impl CuckooFilter<DefaultHashBuilder> {
     /// The fingerprint width is `⌈log2(8 / fpr)⌉` bits, raised to 4 for
     /// `fpr > 0.5` (a lower rate, never a higher one); the table has
     /// about `expected_items / (4 · 0.95)` buckets (see [`TARGET_LOAD`]).
+    /// Narrow widths are raised further at large `expected_items`, a bit at
+    /// each threshold (4 bits beyond about 480,000 items, 5 beyond about 53
+    /// million, 6 beyond about 10^10, 7 beyond about 2 · 10^12): at most
+    /// [`MAX_COPIES`] items can share a fingerprint and a pair of buckets,
+    /// and with few fingerprint values some nine distinct items would then
+    /// be likely to.
     ///
     /// ```
     /// let filter = cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?;
@@ -141,6 +150,14 @@ impl CuckooFilter<DefaultHashBuilder> {
 
     /// A filter sized for `expected_items` at the target load, with
     /// `fingerprint_bits`-bit fingerprints (4 to 16).
+    ///
+    /// It accepts `expected_items` distinct inserts without [`Error::Full`]
+    /// as [`with_fpr`](CuckooFilter::with_fpr)'s filters do, except that
+    /// narrow widths at large counts may meet nine distinct items with one
+    /// fingerprint and one pair of buckets, more than [`MAX_COPIES`]: with
+    /// 4 bits about once per 500 million items (beyond about 480,000 items
+    /// the chance passes 1 in 1,000), with 5 bits once per 50 billion.
+    /// `with_fpr` widens the fingerprint where that would be likely.
     ///
     /// # Errors
     ///
@@ -193,6 +210,47 @@ pub(crate) fn fingerprint_bits_for(fpr: f64) -> Result<u32, Error> {
     Ok(bits.max(MIN_FINGERPRINT_BITS))
 }
 
+/// How many (bucket pair, fingerprint) classes `expected_items` distinct
+/// items are expected to give more than [`MAX_COPIES`] members, in a table
+/// sized by [`buckets_for`]. Such a class cannot be held: its ninth insert
+/// is [`Error::Full`] however empty the rest of the table is.
+///
+/// With an even bucket count `m` there are `(2^f − 1) · m / 2` classes,
+/// equally likely, so a class has about Poisson(λ) members with
+/// `λ = n / ((2^f − 1) · m / 2) = 8 · load / (2^f − 1)`, and there are
+/// `n / λ` classes. At 4 bits (λ ≈ 0.43) that is about `2 · 10^-9 · n`:
+/// measured, `with_capacity(400_000_000, 4)` refused the 377,986,813th
+/// distinct item, its class already full of its fingerprint.
+fn overfull_classes(expected_items: usize, fingerprint_bits: u32) -> f64 {
+    let lambda = 2.0 * SLOTS as f64 * target_load(fingerprint_bits)
+        / ((1u64 << fingerprint_bits) - 1) as f64;
+    // P(X > 8) summed upwards from the first term (the terms fall fast for
+    // λ < 1; the complement 1 − P(X ≤ 8) would cancel catastrophically).
+    let mut term = (-lambda).exp();
+    for k in 1..=MAX_COPIES + 1 {
+        term *= lambda / f64::from(k);
+    }
+    let mut tail = 0.0;
+    for k in MAX_COPIES + 2..MAX_COPIES + 40 {
+        tail += term;
+        term *= lambda / f64::from(k);
+    }
+    expected_items as f64 / lambda * tail
+}
+
+/// `fingerprint_bits`, widened while `expected_items` distinct items would
+/// be likely (an expected 1 in 1,000 or more) to fill some class past
+/// [`MAX_COPIES`]: at 4 bits beyond about 480,000 items, at 5 beyond about
+/// 53 million, at 6 beyond about 10^10, at 7 beyond about 2 · 10^12. A
+/// wider fingerprint only lowers the false-positive rate.
+fn widen_for_copies(expected_items: usize, fingerprint_bits: u32) -> u32 {
+    let mut bits = fingerprint_bits;
+    while bits < MAX_FINGERPRINT_BITS && overfull_classes(expected_items, bits) >= 1e-3 {
+        bits += 1;
+    }
+    bits
+}
+
 /// Checks a fingerprint width given by the caller.
 pub(crate) fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
     sizing::check_range(
@@ -210,13 +268,23 @@ fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Er
     // Small tables fill unevenly (a few unlucky buckets decide), so they get
     // an additive margin that vanishes relative to large ones.
     let buckets = (n / (SLOTS as f64 * load) + MARGIN * n.sqrt()).ceil();
-    // A float of this size still converts exactly enough; the bit limit
-    // below refuses anything absurd.
-    if buckets >= (sizing::MAX_BITS / 64) as f64 {
+    // The most buckets of this width a table of at most 2^46 bits holds,
+    // made even so that rounding up to even below stays within it. (Exact
+    // as a float: at most 2^42.)
+    let max_buckets = (sizing::MAX_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))) & !1;
+    if buckets > max_buckets as f64 {
+        // The largest n with n / (4 · load) + √n ≤ max_buckets, a quadratic
+        // in √n: the allowed range, in the caller's terms.
+        let a = 1.0 / (SLOTS as f64 * load);
+        let root = ((1.0 + 4.0 * a * max_buckets as f64).sqrt() - 1.0) / (2.0 * a);
         return Err(Error::invalid(
             "expected_items",
             expected_items,
-            format_args!("small enough for a table of at most 2^46 bits"),
+            format_args!(
+                "between 1 and about {:.0} for {fingerprint_bits}-bit fingerprints \
+                 (tables of at most 2^46 bits)",
+                (root * root).floor()
+            ),
         ));
     }
     // Even, so that every item has two distinct buckets (see `Table::alt`).
@@ -231,8 +299,9 @@ impl<S: BuildHasher> CuckooFilter<S> {
     ///
     /// As [`with_fpr`](CuckooFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        let bits = fingerprint_bits_for(fpr)?;
-        Self::with_buckets_and_hasher(buckets_for(expected_items, bits)?, bits, hasher)
+        let bits = widen_for_copies(expected_items, fingerprint_bits_for(fpr)?);
+        let buckets = buckets_for(expected_items, bits)?;
+        Self::allocate(buckets, bits, hasher, "expected_items", expected_items)
     }
 
     /// [`with_capacity`](CuckooFilter::with_capacity) with a hasher of your
@@ -247,10 +316,13 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hasher: S,
     ) -> Result<Self, Error> {
         check_fingerprint_bits(fingerprint_bits)?;
-        Self::with_buckets_and_hasher(
-            buckets_for(expected_items, fingerprint_bits)?,
+        let buckets = buckets_for(expected_items, fingerprint_bits)?;
+        Self::allocate(
+            buckets,
             fingerprint_bits,
             hasher,
+            "expected_items",
+            expected_items,
         )
     }
 
@@ -266,8 +338,27 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hasher: S,
     ) -> Result<Self, Error> {
         let bits = check_fingerprint_bits(fingerprint_bits)?;
+        Self::allocate(buckets, bits, hasher, "buckets", buckets)
+    }
+
+    /// An empty filter of `buckets` buckets of `bits`-bit fingerprints (a
+    /// checked width). An allocation failure names the caller's
+    /// `parameter` and its `value`, not the byte count.
+    fn allocate(
+        buckets: usize,
+        bits: u32,
+        hasher: S,
+        parameter: &'static str,
+        value: usize,
+    ) -> Result<Self, Error> {
         let bytes = checked_bytes(buckets, bits, "buckets")?;
-        let bytes = filter_core::memory::zeroed_vec(bytes, "buckets")?;
+        let bytes = filter_core::memory::zeroed_vec(bytes, parameter).map_err(|_| {
+            Error::invalid(
+                parameter,
+                value,
+                format_args!("small enough that a table of {bytes} bytes can be allocated"),
+            )
+        })?;
         Ok(CuckooFilter {
             table: Table::from_bytes(bytes, buckets, bits),
             len: 0,
@@ -594,5 +685,44 @@ pub(crate) fn checked_bytes(
     match bytes_for(buckets, fingerprint_bits) {
         Some(bytes) if buckets > 0 && fits => Ok(bytes),
         _ => Err(Error::invalid(parameter, buckets, allowed())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widening_thresholds_are_the_documented_ones() {
+        // The item counts at which each narrow width is widened, as the
+        // docs of `with_fpr` and `widen_for_copies` state them.
+        let first_widened = |bits: u32| {
+            let (mut lo, mut hi) = (1usize, 1usize << 46);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if widen_for_copies(mid, bits) > bits {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            lo
+        };
+        let [four, five, six, seven] = [4, 5, 6, 7].map(first_widened);
+        println!("widened from 4 bits at {four}, 5 at {five}, 6 at {six}, 7 at {seven}");
+        assert!((400_000..600_000).contains(&four), "{four}");
+        assert!((40_000_000..70_000_000).contains(&five), "{five}");
+        assert!((5_000_000_000..20_000_000_000).contains(&six), "{six}");
+        assert!(
+            (1_000_000_000_000..5_000_000_000_000).contains(&seven),
+            "{seven}"
+        );
+        // Wider fingerprints are never widened within the table-size limit.
+        for bits in 8..=16 {
+            assert_eq!(widen_for_copies(1 << 46, bits), bits);
+        }
+        // At 4 bits the model gives about 2 · 10^-9 per item (λ ≈ 0.43).
+        let per_item = overfull_classes(400_000_000, 4) / 400_000_000.0;
+        assert!((1.5e-9..3e-9).contains(&per_item), "{per_item}");
     }
 }

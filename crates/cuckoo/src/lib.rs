@@ -17,6 +17,8 @@
 //! [`CuckooFilter::with_fpr(n, p)`](CuckooFilter::with_fpr) uses
 //! `f = ⌈log2(8 / p)⌉`-bit fingerprints at 95 % load: about `f / 0.95` bits
 //! per key, and a false-positive rate of at most `8 · load / (2^f − 1)` < p.
+//! (Rates of 12.5 % and more give 4- to 6-bit fingerprints, which fill less
+//! and are sized for 80 to 93 % load; see [`TARGET_LOAD`].)
 //! Inserts first fail at about 97 % load. Measured at n = 10,000,000
 //! (bits/key) and n = 200,003 (FPR, seed 42):
 //!

@@ -87,9 +87,17 @@ pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> 
 impl Table {
     /// A table over `bytes`, which must hold `bytes_for(buckets,
     /// fingerprint_bits)` bytes. The caller checks the ranges.
+    ///
+    /// # Panics
+    ///
+    /// If the width, the bucket count or the length is out of line: a bug in
+    /// this crate, never a user input (both callers check first). Asserted
+    /// in release builds too, because every unchecked access in this file
+    /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        debug_assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
-        debug_assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
+        assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
+        assert!(buckets >= 1);
+        assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
         let f = fingerprint_bits;
         let bucket_bits = SLOTS as u32 * f;
         let bucket_mask = u64::MAX >> (64 - bucket_bits);
@@ -350,18 +358,40 @@ impl Table {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            // SAFETY: the caller guarantees that both windows lie inside `bytes`.
-            let (value1, value2) = unsafe {
-                (
-                    self.window_unchecked(byte1) >> shift1,
-                    self.window_unchecked(byte2) >> shift2,
-                )
-            };
-            let (x1, x2) = (value1 ^ broadcast, value2 ^ broadcast);
-            let zero1 = x1.wrapping_sub(self.lanes_low) & !x1;
-            let zero2 = x2.wrapping_sub(self.lanes_low) & !x2;
-            (zero1 | zero2) & self.lanes_high != 0
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.windows_have_portable(byte1, shift1, byte2, shift2, broadcast) }
         }
+    }
+
+    /// [`windows_have`](Self::windows_have) in general registers: the
+    /// kernel of every target but x86-64, compiled there too for tests, so
+    /// that the two are compared on every width and size.
+    ///
+    /// # Safety
+    ///
+    /// As [`windows_have`](Self::windows_have).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn windows_have_portable(
+        &self,
+        byte1: usize,
+        shift1: u32,
+        byte2: usize,
+        shift2: u32,
+        broadcast: u64,
+    ) -> bool {
+        // SAFETY: the caller guarantees that both windows lie inside `bytes`.
+        let (value1, value2) = unsafe {
+            (
+                self.window_unchecked(byte1) >> shift1,
+                self.window_unchecked(byte2) >> shift2,
+            )
+        };
+        let (x1, x2) = (value1 ^ broadcast, value2 ^ broadcast);
+        let zero1 = x1.wrapping_sub(self.lanes_low) & !x1;
+        let zero2 = x2.wrapping_sub(self.lanes_low) & !x2;
+        (zero1 | zero2) & self.lanes_high != 0
     }
 
     /// The high bit of every lane of `x` that is exactly zero, with no false
@@ -817,6 +847,50 @@ mod tests {
                         got, want,
                         "bits {bits} m {buckets} {first} {second} fp {fp}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn sse2_and_portable_kernels_answer_alike() {
+        // Every width, the smallest tables and ones whose last bucket ends
+        // inside the padding, random contents with small repeating values,
+        // every pair of buckets of the small tables.
+        let mut next = crate::test_rng::seeded(0xC0FF_EE00_D15E_A5E5);
+        for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
+            for buckets in [1, 2, 3, 5, 37] {
+                let mut t = table(buckets, bits);
+                for b in 0..buckets {
+                    for _ in 0..SLOTS {
+                        if next() % 5 != 0 {
+                            assert!(t.try_put(b, next() % 9 + 1));
+                        }
+                    }
+                }
+                for first in 0..buckets {
+                    for second in 0..buckets {
+                        for fp in 1..=10 {
+                            let want =
+                                t.bucket_has(t.read(first), fp) || t.bucket_has(t.read(second), fp);
+                            let (byte1, shift1) = t.byte_and_shift(first);
+                            let (byte2, shift2) = t.byte_and_shift(second);
+                            let broadcast = fp.wrapping_mul(t.lanes_low);
+                            // SAFETY: both buckets are < buckets.
+                            let (simd, portable) = unsafe {
+                                (
+                                    t.windows_have(byte1, shift1, byte2, shift2, broadcast),
+                                    t.windows_have_portable(
+                                        byte1, shift1, byte2, shift2, broadcast,
+                                    ),
+                                )
+                            };
+                            let at = format!("bits {bits} m {buckets} {first} {second} fp {fp}");
+                            assert_eq!(simd, want, "{at}");
+                            assert_eq!(portable, want, "{at}");
+                        }
+                    }
                 }
             }
         }

@@ -80,6 +80,41 @@ fn bad_parameters_are_rejected_with_their_names() {
 }
 
 #[test]
+fn too_many_items_name_the_largest_count_that_fits() {
+    // Before the fix every width was refused above 2^40 buckets, the 16-bit
+    // limit, with "small enough for a table of at most 2^46 bits" and no
+    // number: with_capacity(3.6e12, 4) (a 2^44-bit table) was refused
+    // with a reason that was false for it. The range now follows the width,
+    // and names the largest count. (No test allocates near the limit.)
+    for bits in 4..=16u32 {
+        let e = CuckooFilter::with_capacity(usize::MAX, bits).unwrap_err();
+        let text = e.to_string();
+        let Error::InvalidParameter { name, allowed, .. } = e else {
+            panic!("{text}")
+        };
+        assert_eq!(name, "expected_items");
+        let max: f64 = allowed
+            .split_whitespace()
+            .nth(4)
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no number in {text}"));
+        // The sizing of `buckets_for`: n / (4 · load) + √n buckets of 4f bits.
+        let load = match bits {
+            4 => 0.80,
+            5 => 0.90,
+            6 => 0.93,
+            _ => 0.95,
+        };
+        let table_bits = |n: f64| (n / (4.0 * load) + n.sqrt()) * 4.0 * f64::from(bits);
+        let limit = (1u64 << 46) as f64;
+        assert!(table_bits(max) <= limit, "{text}");
+        assert!(table_bits(max * 1.000_001) > limit, "{text}");
+    }
+    let e = CuckooFilter::with_capacity(usize::MAX, 4).unwrap_err();
+    assert!(e.to_string().contains("about 14073736830739"), "{e}");
+}
+
+#[test]
 fn odd_and_tiny_bucket_counts_work() {
     for buckets in [1, 2, 3, 7, 1001] {
         for bits in 4..=16 {
@@ -200,6 +235,34 @@ fn resealed_lies_are_caught_by_structure() {
 }
 
 #[test]
+fn a_victim_beside_a_free_slot_of_its_buckets_is_refused() {
+    // Before the fix such bytes (checksum valid, items consistent) loaded as
+    // a filter that refused every insert with `Full` although the victim's
+    // own bucket had room: a state no sequence of operations produces.
+    let good = full_filter().to_bytes();
+    let mut bytes = good.clone();
+    let victim = u64::from_le_bytes(bytes[VICTIM_BUCKET..VICTIM_BUCKET + 8].try_into().unwrap());
+    // 10-bit fingerprints: bucket i is bits [40i, 40i + 40); clear its slot 0.
+    let first_bit = 40 * victim as usize;
+    for bit in first_bit..first_bit + 10 {
+        bytes[TABLE + bit / 8] &= !(1 << (bit % 8));
+    }
+    let items = u64::from_le_bytes(bytes[ITEMS..ITEMS + 8].try_into().unwrap());
+    put_u64(&mut bytes, ITEMS, items - 1);
+    reseal(&mut bytes);
+    assert!(corrupt_reason(&bytes).contains("free slots"));
+
+    // The same forgery in an empty table.
+    let empty = CuckooFilter::with_buckets(5, 10).unwrap().to_bytes();
+    let mut bytes = empty.clone();
+    put_u64(&mut bytes, ITEMS, 1);
+    put_u64(&mut bytes, VICTIM_BUCKET, 2);
+    bytes[VICTIM_FP..VICTIM_FP + 2].copy_from_slice(&5u16.to_le_bytes());
+    reseal(&mut bytes);
+    assert!(corrupt_reason(&bytes).contains("free slots"));
+}
+
+#[test]
 fn other_kinds_and_hashers_are_refused() {
     let bytes = full_filter().to_bytes();
     let other = CuckooFilter::from_bytes_with_hasher(&bytes, DefaultHashBuilder::with_seed(9));
@@ -210,4 +273,48 @@ fn other_kinds_and_hashers_are_refused() {
     assert!(corrupt_reason(&kind).contains("Bloom"));
     let junk = [b'x'; 80];
     assert!(corrupt_reason(&junk).contains("magic"));
+}
+
+#[test]
+fn every_resealed_bit_flip_is_refused_or_loads_a_working_filter() {
+    // Past the checksum, a flip in a slot, the victim or the eviction state
+    // can be a consistent lie (another fingerprint, the victim's other
+    // bucket, another generator state) and may load; a flip in the width,
+    // the bucket count, the item count, the table's length or its padding
+    // must be refused. What loads must never panic later. Full tables of every
+    // width and the smallest sizes, so that the victim, the padding after a
+    // bucket that ends mid-byte, and m = 1 are all covered.
+    for bits in 4..=16u32 {
+        for buckets in [1, 2, 3] {
+            let mut filter = CuckooFilter::with_buckets(buckets, bits).unwrap();
+            let mut i = 0u64;
+            while !filter.is_full() {
+                let _ = filter.insert(&i);
+                i += 1;
+            }
+            let good = filter.to_bytes();
+            // The body lies between the 44-byte header and the checksum.
+            for bit in 44 * 8..(good.len() - 8) * 8 {
+                let mut bytes = good.clone();
+                bytes[bit / 8] ^= 1 << (bit % 8);
+                reseal(&mut bytes);
+                let Ok(mut loaded) = CuckooFilter::from_bytes(&bytes) else {
+                    continue;
+                };
+                let at = format!("f {bits} m {buckets} bit {bit}");
+                let byte = bit / 8;
+                let slot_bit = byte >= TABLE && bit - TABLE * 8 < 4 * bits as usize * buckets;
+                let lie = (VICTIM_BUCKET..TABLE_LEN).contains(&byte) || slot_bit;
+                assert!(lie, "{at}: a flip outside the slots and the victim loaded");
+                assert_eq!(loaded.to_bytes(), bytes, "{at}");
+                for k in 0..20u64 {
+                    let _ = loaded.contains(&k);
+                    if loaded.remove(&k) {
+                        let _ = loaded.insert(&(k + 100));
+                    }
+                }
+                assert!(CuckooFilter::from_bytes(&loaded.to_bytes()).is_ok(), "{at}");
+            }
+        }
+    }
 }

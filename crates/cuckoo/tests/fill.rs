@@ -194,3 +194,46 @@ fn sequential_prehashed_ids_spread_over_the_table() {
         .count();
     assert!(fp < 1000, "{fp} false positives of 100,000");
 }
+
+#[test]
+fn nine_distinct_items_with_one_fingerprint_and_bucket_pair_are_full() {
+    // With 2 buckets every item has the pair {0, 1}, so the keys a 4-bit
+    // filter holding only `a` reports present are exactly those with `a`'s
+    // fingerprint: eight fit, the ninth distinct one is `Full` like a ninth
+    // copy, with the victim slot empty.
+    let mut probe = CuckooFilter::with_buckets(2, 4).unwrap();
+    probe.insert(&0u64).unwrap();
+    let twins: Vec<u64> = (0u64..).filter(|k| probe.contains(k)).take(9).collect();
+    let mut filter = CuckooFilter::with_buckets(2, 4).unwrap();
+    for k in &twins[..8] {
+        filter.insert(k).unwrap();
+    }
+    assert_eq!(filter.insert(&twins[8]), Err(Error::Full));
+    assert!(!filter.is_full());
+    assert!(filter.remove(&twins[0]));
+    filter.insert(&twins[8]).unwrap();
+
+    // So at large n, narrow fingerprints would meet such a class: before
+    // the fix `with_fpr(n, p ≥ 0.5)` kept 4 bits at any n, and the 4-bit
+    // table that `with_capacity(400_000_000, 4)` builds refused the
+    // 377,986,813th distinct key (measured, release build). `with_fpr`
+    // now widens to 5 bits where that is likely.
+    assert_eq!(
+        CuckooFilter::with_fpr(400_000, 0.6)
+            .unwrap()
+            .fingerprint_bits(),
+        4
+    );
+    assert_eq!(
+        CuckooFilter::with_fpr(1_000_000, 0.6)
+            .unwrap()
+            .fingerprint_bits(),
+        5
+    );
+    assert_eq!(
+        CuckooFilter::with_fpr(1_000_000, 0.01)
+            .unwrap()
+            .fingerprint_bits(),
+        10
+    );
+}
