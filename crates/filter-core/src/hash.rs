@@ -50,7 +50,7 @@ pub struct DefaultHashBuilder(ahash::RandomState);
 
 impl DefaultHashBuilder {
     /// A builder whose seeds are derived from `seed` (seed 0 is not the
-    /// default; the default uses [`DEFAULT_SEEDS`] directly).
+    /// default; the default uses `DEFAULT_SEEDS` directly).
     pub fn with_seed(seed: u64) -> Self {
         let s = |i: u64| mix64(seed ^ DEFAULT_SEEDS[i as usize]);
         DefaultHashBuilder(ahash::RandomState::with_seeds(s(0), s(1), s(2), s(3)))

@@ -15,7 +15,7 @@
 //!   negatives;
 //! - [`BloomProbes`]: the k positions of a key in a Bloom-family table;
 //! - sizing math ([`sizing`]) with checked inputs;
-//! - the byte format ([`format`]): a writer and a validating reader;
+//! - the byte format ([`format`](mod@format)): a writer and a validating reader;
 //! - fallible table allocation ([`memory`]).
 //!
 //! Users rarely name this crate: every filter crate re-exports the traits and
@@ -65,7 +65,7 @@
 //!   range with one multiply, so tables are sized to what the target rate
 //!   needs, not to the next power of two.
 //! - **The reader distrusts its input.** Every length is checked against the
-//!   bytes present before allocating; see [`format`].
+//!   bytes present before allocating; see [`format`](mod@format).
 //!
 //! # Crate features
 //!
