@@ -79,6 +79,20 @@ pub enum Error {
     },
 }
 
+/// `value` as given, unless it is a number whose decimal expansion is too
+/// long to read: `f64`'s `Display` writes every digit, so a rate of 1e-300
+/// would fill an error message with three hundred zeros. Such values are
+/// written in scientific notation instead (still exact: the shortest form
+/// that reads back as the same `f64`). No integer up to `u64::MAX` (20
+/// digits) is that long, so integers are never rewritten.
+fn readable(value: String) -> String {
+    const LONGEST_PLAIN: usize = 24;
+    match value.parse::<f64>() {
+        Ok(x) if value.len() > LONGEST_PLAIN => format!("{x:e}"),
+        _ => value,
+    }
+}
+
 impl Error {
     /// Builds [`Error::InvalidParameter`].
     ///
@@ -90,7 +104,7 @@ impl Error {
     ) -> Self {
         Error::InvalidParameter {
             name,
-            value: value.to_string(),
+            value: readable(value.to_string()),
             allowed: allowed.to_string(),
         }
     }
@@ -119,6 +133,34 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extreme_numbers_are_written_readably_and_exactly() {
+        // f64's Display would write 1e-300 as "0." and 299 zeros before the 1.
+        let tiny = Error::invalid("fpr", 1e-300, "in (0, 1)").to_string();
+        assert!(tiny.contains("got 1e-300"), "{tiny}");
+        let subnormal = Error::invalid("fpr", 5e-324, "in (0, 1)").to_string();
+        assert!(subnormal.contains("got 5e-324"), "{subnormal}");
+        // Scientific notation reads back as the same f64.
+        let x = 1.234_567_890_123_456_7e-200_f64;
+        let Error::InvalidParameter { value, .. } = Error::invalid("fpr", x, "") else {
+            unreachable!()
+        };
+        assert_eq!(value.parse::<f64>(), Ok(x));
+        // Ordinary rates and every u64 are left as written.
+        assert!(
+            Error::invalid("fpr", 1.5, "")
+                .to_string()
+                .contains("got 1.5")
+        );
+        assert!(
+            Error::invalid("fpr", 0.000_01, "")
+                .to_string()
+                .contains("got 0.00001")
+        );
+        let max = Error::invalid("bits", u64::MAX, "").to_string();
+        assert!(max.contains("got 18446744073709551615"), "{max}");
+    }
 
     #[test]
     fn invalid_parameter_message_names_parameter_value_and_range() {
