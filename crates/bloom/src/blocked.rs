@@ -123,16 +123,8 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
             BLOCK_BITS,
             BlockLayout::Split,
         )?;
-        // As in the classic filter, an allocation failure is reported
-        // against the item count the caller chose.
-        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher).map_err(|e| match e {
-            Error::InvalidParameter { name: "bits", .. } => Error::invalid(
-                "expected_items",
-                expected_items,
-                format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
-            ),
-            other => other,
-        })
+        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
+            .map_err(|e| crate::classic::blame_items(e, expected_items, bits, fpr))
     }
 
     /// As [`BlockedBloomFilter::with_bits`], hashing keys with `hasher`.

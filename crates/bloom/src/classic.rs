@@ -133,16 +133,8 @@ impl<S: BuildHasher> BloomFilter<S> {
                 ),
             ));
         }
-        // The caller chose the item count, not the bit count: a table that
-        // cannot be allocated is reported against `expected_items`.
-        Self::with_bits_and_hasher(bits, hashes, hasher).map_err(|e| match e {
-            Error::InvalidParameter { name: "bits", .. } => Error::invalid(
-                "expected_items",
-                expected_items,
-                format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
-            ),
-            other => other,
-        })
+        Self::with_bits_and_hasher(bits, hashes, hasher)
+            .map_err(|e| blame_items(e, expected_items, bits, fpr))
     }
 
     /// As [`BloomFilter::with_bits`], hashing keys with `hasher`.
@@ -362,6 +354,21 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BloomFilter::insert(self, item);
         Ok(())
+    }
+}
+
+/// `error` from sizing a table of `bits` bits for `expected_items` items at
+/// `fpr`, as the caller of `with_fpr` should read it: that caller chose the
+/// item count, not the bit count, so a table that cannot be allocated is
+/// reported against `expected_items`. Other errors pass through.
+pub(crate) fn blame_items(error: Error, expected_items: usize, bits: u64, fpr: f64) -> Error {
+    match error {
+        Error::InvalidParameter { name: "bits", .. } => Error::invalid(
+            "expected_items",
+            expected_items,
+            format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
+        ),
+        other => other,
     }
 }
 
