@@ -119,20 +119,9 @@ impl<S: BuildHasher> BloomFilter<S> {
     ///
     /// As [`BloomFilter::with_fpr`].
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        let bits = sizing::bloom_bits(expected_items, fpr)?;
-        let hashes = sizing::bloom_hashes(bits, expected_items)?;
-        if hashes > MAX_HASHES {
-            // The optimum needs log2(1/p) probes: only subnormal rates get
-            // here, and the caller passed `fpr`, not a hash count.
-            return Err(Error::invalid(
-                "fpr",
-                fpr,
-                format_args!(
-                    "in the open interval (0, 1) and large enough to need at most \
-                     {MAX_HASHES} hashes (about 2^-1024 or more; this one needs {hashes})"
-                ),
-            ));
-        }
+        // The optimum needs log2(1/p) probes: only subnormal rates exceed
+        // MAX_HASHES, and they are refused naming `fpr`.
+        let (bits, hashes) = sizing::bloom_shape(expected_items, fpr, MAX_HASHES)?;
         Self::with_bits_and_hasher(bits, hashes, hasher)
             .map_err(|e| blame_items(e, expected_items, bits, fpr))
     }

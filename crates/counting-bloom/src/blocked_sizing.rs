@@ -50,10 +50,9 @@
 //! p above about 1e-5).
 
 use filter_core::Error;
-use filter_core::sizing::{bloom_bits, bloom_hashes, check_fpr, check_items};
+use filter_core::sizing::bloom_shape;
 
 use crate::counter_block::{BLOCK_COUNTERS, stride_patterns, words_of};
-use crate::filter::{check_hash_limit, fpr_too_small};
 
 /// The most blocks a filter may have: 2^46 counters (the classic limit) in
 /// blocks of 128.
@@ -184,20 +183,7 @@ pub(crate) fn blocked_counting_fpr(blocks: u64, items: usize, hashes: u32) -> f6
 /// classic k exceeds [`MAX_BLOCKED_HASHES`], or naming `expected_items` when
 /// more than [`MAX_BLOCKS`] blocks would be needed.
 pub(crate) fn sized(expected_items: usize, fpr: f64) -> Result<(u32, u64), Error> {
-    check_items(expected_items)?;
-    check_fpr(fpr)?;
-    const SMALLEST: &str = "1.1e-5";
-    check_hash_limit(fpr, MAX_BLOCKED_HASHES, SMALLEST)?;
-    let classic_bits = bloom_bits(expected_items, fpr)?;
-    let classic_hashes = bloom_hashes(classic_bits, expected_items)?;
-    if classic_hashes > MAX_BLOCKED_HASHES {
-        return Err(fpr_too_small(
-            fpr,
-            classic_hashes,
-            MAX_BLOCKED_HASHES,
-            SMALLEST,
-        ));
-    }
+    let (classic_bits, classic_hashes) = bloom_shape(expected_items, fpr, MAX_BLOCKED_HASHES)?;
     let fewest = classic_hashes
         .saturating_sub(HASHES_TRIED_BELOW_CLASSIC)
         .max(1);
@@ -266,6 +252,7 @@ fn sized_blocks(
 mod tests {
     use super::*;
     use filter_core::mix64;
+    use filter_core::sizing::{bloom_bits, bloom_hashes};
 
     /// The old, approximate model: a block's counters independent given its
     /// loads. Kept to show what the exact one changes.

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::sizing::{MAX_BITS, bloom_bits, bloom_fpr, bloom_hashes, check_fpr, check_items};
+use filter_core::sizing::{MAX_BITS, bloom_fpr, bloom_shape};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
 use crate::counters::{
@@ -145,15 +145,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     ///
     /// As [`with_fpr`](CountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        check_items(expected_items)?;
-        check_fpr(fpr)?;
-        const SMALLEST: &str = "1e-19";
-        check_hash_limit(fpr, MAX_HASHES, SMALLEST)?;
-        let counters = bloom_bits(expected_items, fpr)?;
-        let hashes = bloom_hashes(counters, expected_items)?;
-        if hashes > MAX_HASHES {
-            return Err(fpr_too_small(fpr, hashes, MAX_HASHES, SMALLEST));
-        }
+        let (counters, hashes) = bloom_shape(expected_items, fpr, MAX_HASHES)?;
         Self::with_counters_and_hasher(counters, hashes, hasher)
     }
 
@@ -389,36 +381,6 @@ impl<S> CountingBloomFilter<S> {
     pub(crate) fn table(&self) -> &[u64] {
         &self.table
     }
-}
-
-/// Refuses, naming `fpr`, a rate whose optimal hash count exceeds `limit`
-/// at every n, before sizing can blame `expected_items` for a table too
-/// large.
-///
-/// The classic k = round(m/n · ln 2) with m ≥ −n ln p / (ln 2)² is at least
-/// round(log2(1/p)) whatever n is, so log2(1/p) > limit + ½ means k > limit
-/// for every n. (A hair of margin keeps floating-point rounding at the
-/// boundary from refusing what the exact sizing accepts; callers still
-/// check the exact k.)
-pub(crate) fn check_hash_limit(fpr: f64, limit: u32, smallest: &str) -> Result<(), Error> {
-    let fewest = -fpr.log2();
-    if fewest > f64::from(limit) + 0.5 + 1e-9 {
-        return Err(fpr_too_small(fpr, fewest.round() as u32, limit, smallest));
-    }
-    Ok(())
-}
-
-/// The error for a rate whose optimal hash count `hashes` exceeds `limit`;
-/// `smallest` is about the smallest rate the limit allows.
-pub(crate) fn fpr_too_small(fpr: f64, hashes: u32, limit: u32, smallest: &str) -> Error {
-    Error::invalid(
-        "fpr",
-        fpr,
-        format_args!(
-            "large enough that the optimal hash count is at most {limit} \
-             (it would be {hashes}; about {smallest} is the smallest such rate)"
-        ),
-    )
 }
 
 /// Checks a counter count against `1..=MAX_COUNTERS`.

@@ -154,6 +154,59 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
     Ok((k as u32).max(1))
 }
 
+/// The textbook shape for `expected_items` items at `fpr`: ([`bloom_bits`],
+/// [`bloom_hashes`]), for a filter that takes at most `max_hashes` hashes.
+///
+/// A rate too small for the hash limit is refused naming `fpr` *before*
+/// sizing: the optimal k = round(m/n · ln 2) with m ≥ −n ln p / (ln 2)² is
+/// at least round(log2(1/p)) whatever n is, so log2(1/p) > `max_hashes` + ½
+/// means no n can serve the rate, and blaming `expected_items` for the
+/// table that would take (as sizing alone would at large n) sends the
+/// caller the wrong way. (A hair of margin keeps floating-point rounding at
+/// the boundary from refusing what the exact sizing accepts; the exact k
+/// is checked too.)
+///
+/// ```
+/// use filter_core::sizing::bloom_shape;
+/// assert_eq!(bloom_shape(1_000_000, 0.01, 64)?, (9_585_059, 7));
+/// let err = bloom_shape(1 << 40, 1e-30, 64).unwrap_err();
+/// assert!(err.to_string().starts_with("fpr must be"), "{err}");
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`bloom_bits`] and [`bloom_hashes`]; [`Error::InvalidParameter`]
+/// naming `fpr` when its optimal hash count exceeds `max_hashes`.
+pub fn bloom_shape(expected_items: usize, fpr: f64, max_hashes: u32) -> Result<(u64, u32), Error> {
+    check_items(expected_items)?;
+    check_fpr(fpr)?;
+    let fewest = -fpr.log2();
+    if fewest > f64::from(max_hashes) + 0.5 + 1e-9 {
+        return Err(too_many_hashes(fpr, fewest.round() as u32, max_hashes));
+    }
+    let bits = bloom_bits(expected_items, fpr)?;
+    let hashes = bloom_hashes(bits, expected_items)?;
+    if hashes > max_hashes {
+        return Err(too_many_hashes(fpr, hashes, max_hashes));
+    }
+    Ok((bits, hashes))
+}
+
+/// The error for a rate whose optimal hash count `hashes` exceeds `limit`.
+fn too_many_hashes(fpr: f64, hashes: u32, limit: u32) -> Error {
+    // About the smallest rate the limit allows: log2(1/p) = limit + ½.
+    let smallest = (-(f64::from(limit) + 0.5)).exp2();
+    Error::invalid(
+        "fpr",
+        fpr,
+        format_args!(
+            "large enough that the optimal hash count is at most {limit} \
+             (it would be {hashes}; about {smallest:.1e} is the smallest such rate)"
+        ),
+    )
+}
+
 /// Expected false-positive rate of a classic Bloom filter with `bits` bits,
 /// `hashes` hash functions and `items` items: (1 − e^(−kn/m))^k.
 ///
