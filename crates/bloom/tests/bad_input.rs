@@ -58,7 +58,10 @@ fn rates_too_small_for_the_hash_limit_name_fpr() {
     for p in [1e-310, f64::from_bits(1)] {
         let err = BloomFilter::with_fpr(3, p).unwrap_err();
         assert_eq!(name_of(&err), "fpr", "{p}: {err}");
-        assert!(err.to_string().contains("hash count is at most 1024"), "{err}");
+        assert!(
+            err.to_string().contains("hash count is at most 1024"),
+            "{err}"
+        );
     }
     // The smallest normal rate still fits (1022 hashes).
     assert_eq!(
