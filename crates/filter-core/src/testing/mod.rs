@@ -6,11 +6,14 @@
 //!   multiplicities through the same random operations and checks "no false
 //!   negatives" after every step.
 //! - [`stats`]: the binomial tolerance for false-positive-rate assertions.
+//! - [`stable_hasher`]: a hasher that never changes, for committed byte
+//!   fixtures.
 //!
 //! Not part of the stable API: it exists for this workspace's tests.
 
 pub mod keys;
 pub mod oracle;
+pub mod stable_hasher;
 pub mod stats;
 
 /// False-positive rates every sized constructor must refuse with
