@@ -6,7 +6,7 @@ use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
 use fixedbitset::FixedBitSet;
 
-use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes};
+use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes, ProbeSequence};
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -68,6 +68,7 @@ const WORD_BITS: usize = usize::BITS as usize;
 pub struct BloomFilter<S = DefaultHashBuilder> {
     bits: FixedBitSet,
     hashes: u32,
+    sequence: ProbeSequence,
     hasher: S,
 }
 
@@ -134,14 +135,26 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub fn with_bits_and_hasher(bits: u64, hashes: u32, hasher: S) -> Result<Self, Error> {
         let bits = sizing::check_bits(bits)?;
         check_hashes(hashes)?;
-        Ok(Self::from_parts(allocate_bits(bits)?, hashes, hasher))
+        let sequence = ProbeSequence::for_table(bits as usize, hashes);
+        Ok(Self::from_parts(
+            allocate_bits(bits)?,
+            hashes,
+            sequence,
+            hasher,
+        ))
     }
 
     /// Assembles a filter from validated parts.
-    pub(crate) fn from_parts(bits: FixedBitSet, hashes: u32, hasher: S) -> Self {
+    pub(crate) fn from_parts(
+        bits: FixedBitSet,
+        hashes: u32,
+        sequence: ProbeSequence,
+        hasher: S,
+    ) -> Self {
         BloomFilter {
             bits,
             hashes,
+            sequence,
             hasher,
         }
     }
@@ -173,28 +186,32 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        let positions = BloomProbes::new(hash, self.bits.len());
+        let hashes = self.hashes;
+        let (len, sequence) = (self.bits.len(), self.sequence);
         let words = self.bits.as_mut_slice();
-        for j in 0..self.hashes {
-            let p = positions.at(j);
-            words[p / WORD_BITS] |= 1 << (p % WORD_BITS);
-        }
+        BloomProbes::with_sequence(hash, len, sequence, |positions| {
+            for p in positions.first(hashes) {
+                words[p / WORD_BITS] |= 1 << (p % WORD_BITS);
+            }
+        });
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        let positions = BloomProbes::new(hash, self.bits.len());
+        let hashes = self.hashes;
+        let (len, sequence) = (self.bits.len(), self.sequence);
         let words = self.bits.as_mut_slice();
-        let mut new = false;
-        for j in 0..self.hashes {
-            let p = positions.at(j);
-            let mask = 1 << (p % WORD_BITS);
-            let word = &mut words[p / WORD_BITS];
-            new |= *word & mask == 0;
-            *word |= mask;
-        }
-        new
+        BloomProbes::with_sequence(hash, len, sequence, |positions| {
+            let mut new = false;
+            for p in positions.first(hashes) {
+                let mask = 1 << (p % WORD_BITS);
+                let word = &mut words[p / WORD_BITS];
+                new |= *word & mask == 0;
+                *word |= mask;
+            }
+            new
+        })
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
@@ -211,24 +228,33 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// passes are checked without branching between them.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
+        BloomProbes::with_sequence(hash, self.bits.len(), self.sequence, |positions| {
+            self.contains_probes(positions)
+        })
+    }
+
+    /// The body of [`contains_hash`](Self::contains_hash), for one sequence.
+    #[inline(always)]
+    fn contains_probes(&self, mut positions: BloomProbes) -> bool {
         let words = self.bits.as_slice();
-        let positions = BloomProbes::new(hash, self.bits.len());
-        let bit = |j| {
-            let p = positions.at(j);
-            words[p / WORD_BITS] >> (p % WORD_BITS)
-        };
-        let mut first_unchecked = 0;
+        let bit = |p: usize| words[p / WORD_BITS] >> (p % WORD_BITS);
+        let mut unchecked = self.hashes;
         if size_of_val(words) > BRANCH_FREE_MAX_BYTES {
+            let first = positions.next().unwrap_or(0);
             // With k = 1 the "second" probe is the first one again.
-            let second = u32::from(self.hashes > 1);
-            if bit(0) & bit(second) & 1 == 0 {
+            let second = if self.hashes > 1 {
+                positions.next().unwrap_or(first)
+            } else {
+                first
+            };
+            if bit(first) & bit(second) & 1 == 0 {
                 return false;
             }
-            first_unchecked = 2;
+            unchecked = self.hashes.saturating_sub(2);
         }
         let mut all = 1;
-        for j in first_unchecked..self.hashes {
-            all &= bit(j);
+        for p in positions.first(unchecked) {
+            all &= bit(p);
         }
         all & 1 == 1
     }
@@ -276,6 +302,14 @@ impl<S: BuildHasher> BloomFilter<S> {
         if self.hashes != other.hashes {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
         }
+        if self.sequence != other.sequence {
+            // Equal sizes, but one side was loaded from format 1.0 bytes.
+            return Err(Error::incompatible(
+                "probe sequence",
+                format_args!("{:?}", self.sequence),
+                format_args!("{:?}", other.sequence),
+            ));
+        }
         if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
             return Err(Error::HasherMismatch);
         }
@@ -311,6 +345,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// The probes per key k.
     pub fn hashes(&self) -> u32 {
         self.hashes
+    }
+
+    /// Which positions keys probe: [`ProbeSequence::Cubic`] in small
+    /// tables, [`ProbeSequence::Linear`] in large ones and in every table
+    /// loaded from format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    pub fn probe_sequence(&self) -> ProbeSequence {
+        self.sequence
     }
 
     /// The hasher keys are hashed with.
@@ -403,7 +444,7 @@ mod tests {
 
     /// What `contains_hash` must answer: whether all k probed bits are set.
     fn naive_contains(filter: &BloomFilter, hash: u64) -> bool {
-        BloomProbes::new(hash, filter.bits.len())
+        BloomProbes::new(hash, filter.bits.len(), filter.sequence)
             .first(filter.hashes)
             .all(|p| filter.bits.contains(p))
     }

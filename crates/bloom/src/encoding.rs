@@ -2,7 +2,8 @@
 //! `docs/format-bloom.md`).
 //!
 //! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
-//! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64.
+//! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64. The
+//! header flag `FLAG_CUBIC_PROBES` says which probe sequence set the bits.
 //! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
 //! a u32 array of 8·blocks lane words, block by block.
 //!
@@ -12,9 +13,9 @@
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FLAG_CUBIC_PROBES, FilterKind};
 use filter_core::sizing::MAX_BITS;
-use filter_core::{Error, HasherProbe};
+use filter_core::{Error, HasherProbe, ProbeSequence};
 
 use crate::block::{BLOCK_HASHES, Block, LANES};
 use crate::blocked::MAX_BLOCKS;
@@ -25,10 +26,11 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// The filter's bytes in the shared format: parameters, the hasher's
     /// probe, the bit array and a checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(
+        let mut w = ByteWriter::with_flags(
             FilterKind::Bloom,
             &HasherProbe::of(self.hasher()),
             self.memory_bytes() + 24,
+            self.probe_sequence().header_flags(),
         );
         w.u64(self.bits());
         w.u32(self.hashes());
@@ -42,7 +44,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        let mut r = ByteReader::open(bytes, FilterKind::Bloom, &HasherProbe::of(&hasher))?;
+        let (mut r, flags) = ByteReader::open_with_flags(
+            bytes,
+            FilterKind::Bloom,
+            &HasherProbe::of(&hasher),
+            FLAG_CUBIC_PROBES,
+        )?;
+        let sequence = ProbeSequence::from_header_flags(flags);
         let bits = r.u64("bits")?;
         if !(1..=MAX_BITS).contains(&bits) {
             return Err(Error::corrupt(format_args!(
@@ -76,7 +84,7 @@ impl<S: BuildHasher> BloomFilter<S> {
         }
         let mut table = crate::classic::allocate_bits(bits)?;
         u64_as_words(&words, table.as_mut_slice());
-        Ok(BloomFilter::from_parts(table, hashes, hasher))
+        Ok(BloomFilter::from_parts(table, hashes, sequence, hasher))
     }
 }
 

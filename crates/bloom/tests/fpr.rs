@@ -236,41 +236,47 @@ fn estimated_len_tracks_distinct_inserts() {
 /// (one small filter's rate depends on its few keys; the promise is about
 /// the mean).
 ///
-/// Ignored because it fails today: double hashing puts a non-member's k
-/// probes on few distinct bits for about 1/m of the keys (its step is near
-/// a fraction with a small denominator), and such a key is a false positive
-/// with probability near the fill rather than the fill^k, which adds roughly
-/// 0.4/m at k = 7 to 10 and 0.15/m at k = 20 (m bits). Measured means
-/// (20,000 queries per key set, `BloomFilter::with_fpr`): at 1 %, 1.48× the
-/// target at n = 10 and 1.25× at n = 20; at 0.1 %, 3.4× at n = 10 and 1.26×
-/// at n = 100; at 10^−4, 1.11× at n = 1000; at 10^−6, about 1.5× at
-/// n = 10^4. A fix changes which bits a key sets (the probe derivation, which
-/// `filter_core::BloomProbes` shares with the counting filter), so it is
-/// also a format change.
+/// Before format 1.1 this failed: the linear probe sequence put a
+/// non-member's k probes on few distinct bits for about 1/m of the keys,
+/// adding roughly 0.4/m to the rate (1.49× the target at 1 % and n = 10,
+/// 1.23× at 0.1 % and n = 100). Small tables now use the cubic sequence
+/// (`filter_core::ProbeSequence`).
 ///
-/// Tolerance: T key sets of q queries each; the mean is a proportion over
-/// T·q queries, σ = √(p/(T·q)) from the queries alone (the key sets add
-/// their own spread, so this σ understates it); slack 1.1 and 4σ as above.
+/// Even independent probes do not reach p exactly here: the fill of a
+/// small table varies from key set to key set, and the mean of fill^k is
+/// above the k-th power of the mean fill. The exact mean for independent
+/// probes is 1.089× p at (1 %, 10 keys), 1.042× at (1 %, 20), 1.011× at
+/// (0.1 %, 100) (computed from the occupancy distribution); the 1.1 slack
+/// covers it.
+///
+/// Tolerance: the measured mean is over T key sets of q queries. Its
+/// standard error is the larger of the binomial σ = √(p/(T·q)) and the
+/// spread of the per-set rates divided by √T, measured here (at n = 10 a
+/// set's own rate varies by about half of p, so the spread dominates); the
+/// bound is 1.1·p plus 4 standard errors.
 #[test]
-#[ignore = "fails: double hashing adds about 0.4/m to the rate of small classic filters"]
 fn small_classic_filters_meet_target_rate_on_average() {
     use filter_core::mix64;
     for (fpr, n) in [(0.01, 10usize), (0.01, 20), (0.001, 100)] {
-        let (sets, q) = (20_000 / n as u64, 20_000u64);
-        let mut false_positives = 0u64;
-        for set in 0..sets {
-            let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
-            (0..n as u64).for_each(|i| f.insert_hash(mix64(set << 32 | i)));
-            false_positives += (0..q)
-                .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
-                .count() as u64;
-        }
-        let queries = (sets * q) as usize;
-        let measured = false_positives as f64 / queries as f64;
-        let bound = fpr_upper_bound(fpr, queries, SLACK, SIGMAS);
+        let (sets, q) = (200_000 / n as u64, 2_000u64);
+        let rates: Vec<f64> = (0..sets)
+            .map(|set| {
+                let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
+                (0..n as u64).for_each(|i| f.insert_hash(mix64(set << 32 | i)));
+                let false_positives = (0..q)
+                    .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
+                    .count();
+                false_positives as f64 / q as f64
+            })
+            .collect();
+        let t = sets as f64;
+        let mean = rates.iter().sum::<f64>() / t;
+        let spread = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
+        let standard_error = (spread / t.sqrt()).max((fpr / (t * q as f64)).sqrt());
+        let bound = SLACK * fpr + SIGMAS * standard_error;
         assert!(
-            measured <= bound,
-            "p {fpr} n {n}: mean {measured} > {bound}"
+            mean <= bound,
+            "p {fpr} n {n}: mean {mean} > {bound} (standard error {standard_error})"
         );
     }
 }

@@ -9,13 +9,16 @@
 //! u64 array  table      ⌈m/16⌉ words; counter j is bits 4(j%16)..4(j%16)+4 of word j/16
 //! ```
 //!
+//! The header flag `FLAG_CUBIC_PROBES` says which probe sequence placed the
+//! counts; bytes without it, format 1.0's among them, used the linear one.
+//!
 //! The saturated-counter count is not stored: it is recomputed from the table,
 //! so it cannot disagree with it.
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FilterKind};
-use filter_core::{Error, HasherProbe};
+use filter_core::format::{ByteReader, ByteWriter, FLAG_CUBIC_PROBES, FilterKind};
+use filter_core::{Error, HasherProbe, ProbeSequence};
 
 use crate::CountingBloomFilter;
 use crate::counters::{COUNTERS_PER_WORD, words_for};
@@ -27,10 +30,11 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// under a different hasher is refused.
     pub fn to_bytes(&self) -> Vec<u8> {
         let table = self.table();
-        let mut w = ByteWriter::new(
+        let mut w = ByteWriter::with_flags(
             FilterKind::CountingBloom,
             &HasherProbe::of(self.hasher()),
             8 + 4 + 8 + table.len() * 8,
+            self.probe_sequence().header_flags(),
         );
         w.u64(self.counters());
         w.u32(self.hashes());
@@ -51,7 +55,14 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
     /// hasher the filter was built with.
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        let mut r = ByteReader::open(bytes, FilterKind::CountingBloom, &HasherProbe::of(&hasher))?;
+        let (mut r, flags) = ByteReader::open_with_flags(
+            bytes,
+            FilterKind::CountingBloom,
+            &HasherProbe::of(&hasher),
+            FLAG_CUBIC_PROBES,
+        )?;
+        // Bytes without the flag (all of format 1.0's) use linear probes.
+        let sequence = ProbeSequence::from_header_flags(flags);
         let counters = r.u64("counters")?;
         check_counters(counters).map_err(|e| Error::corrupt(format_args!("{e}")))?;
         let hashes = r.u32("hashes")?;
@@ -77,7 +88,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             }
         }
         Ok(CountingBloomFilter::from_parts(
-            table, counters, hashes, hasher,
+            table, counters, hashes, sequence, hasher,
         ))
     }
 }

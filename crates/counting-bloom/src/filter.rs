@@ -10,7 +10,7 @@ use crate::counters::{
     MAX_COUNT, count_saturated, locate, saturated_in_word, saturating_add_words, words_for,
     zeroed_table,
 };
-use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes};
+use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes, ProbeSequence};
 
 /// The largest hash count a filter accepts. Every operation touches this
 /// many counters, so the limit bounds the cost of one call; 64 hashes is the
@@ -95,6 +95,7 @@ pub struct CountingBloomFilter<S = DefaultHashBuilder> {
     table: Vec<u64>,
     counters: usize,
     hashes: u32,
+    sequence: ProbeSequence,
     saturated: u64,
     hasher: S,
 }
@@ -159,11 +160,19 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         check_counters(counters)?;
         check_hashes(hashes)?;
         let table = zeroed_table(counters)?;
-        Ok(Self::from_parts(table, counters, hashes, hasher))
+        // The table was allocated, so its counter count fits in usize.
+        let sequence = ProbeSequence::for_table(counters as usize, hashes);
+        Ok(Self::from_parts(table, counters, hashes, sequence, hasher))
     }
 
     /// Assembles a filter from a validated table.
-    pub(crate) fn from_parts(table: Vec<u64>, counters: u64, hashes: u32, hasher: S) -> Self {
+    pub(crate) fn from_parts(
+        table: Vec<u64>,
+        counters: u64,
+        hashes: u32,
+        sequence: ProbeSequence,
+        hasher: S,
+    ) -> Self {
         debug_assert_eq!(table.len() as u64, words_for(counters));
         let saturated = count_saturated(&table);
         CountingBloomFilter {
@@ -171,6 +180,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             // The table was allocated, so its counter count fits in usize.
             counters: counters as usize,
             hashes,
+            sequence,
             saturated,
             hasher,
         }
@@ -188,16 +198,19 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// `hash` (the filter mixes it before use).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        for position in BloomProbes::new(hash, self.counters).first(self.hashes) {
-            let (word, shift) = locate(position);
-            let value = (self.table[word] >> shift) & 15;
-            if value < MAX_COUNT {
-                self.table[word] += 1 << shift;
-                if value + 1 == MAX_COUNT {
-                    self.saturated += 1;
+        let (counters, sequence, hashes) = (self.counters, self.sequence, self.hashes);
+        BloomProbes::with_sequence(hash, counters, sequence, |probes| {
+            for position in probes.first(hashes) {
+                let (word, shift) = locate(position);
+                let value = (self.table[word] >> shift) & 15;
+                if value < MAX_COUNT {
+                    self.table[word] += 1 << shift;
+                    if value + 1 == MAX_COUNT {
+                        self.saturated += 1;
+                    }
                 }
             }
-        }
+        });
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -217,16 +230,23 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// from DRAM.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
+        BloomProbes::with_sequence(hash, self.counters, self.sequence, |probes| {
+            self.contains_probes(probes)
+        })
+    }
+
+    /// The body of [`contains_hash`](Self::contains_hash), for one sequence.
+    #[inline(always)]
+    fn contains_probes(&self, probes: BloomProbes) -> bool {
         let table = &self.table[..];
-        let probes = BloomProbes::new(hash, self.counters);
         let counter = |position: usize| {
             let (word, shift) = locate(position);
             (table[word] >> shift) & 15
         };
         if size_of_val(table) <= BRANCH_FREE_MAX_BYTES {
             let mut all = 1;
-            for j in 0..self.hashes {
-                all &= u64::from(counter(probes.at(j)) != 0);
+            for position in probes.first(self.hashes) {
+                all &= u64::from(counter(position) != 0);
             }
             all == 1
         } else {
@@ -255,7 +275,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         if !self.contains_hash(hash) {
             return false;
         }
-        let probes = BloomProbes::new(hash, self.counters).first(self.hashes);
+        let probes = BloomProbes::new(hash, self.counters, self.sequence).first(self.hashes);
         for (done, position) in probes.clone().enumerate() {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
@@ -292,7 +312,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 
     /// As [`count`](Self::count), for a raw 64-bit hash.
     pub fn count_hash(&self, hash: u64) -> u32 {
-        BloomProbes::new(hash, self.counters)
+        BloomProbes::new(hash, self.counters, self.sequence)
             .first(self.hashes)
             .map(|position| {
                 let (word, shift) = locate(position);
@@ -307,7 +327,8 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the counter or hash counts differ;
+    /// [`Error::Incompatible`] when the counter or hash counts or the probe
+    /// sequences differ;
     /// [`Error::HasherMismatch`] when the two hashers hash differently. On an
     /// error `self` is unchanged.
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
@@ -320,6 +341,14 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         }
         if self.hashes != other.hashes {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
+        }
+        if self.sequence != other.sequence {
+            // Equal sizes, but one side was loaded from format 1.0 bytes.
+            return Err(Error::incompatible(
+                "probe sequence",
+                format_args!("{:?}", self.sequence),
+                format_args!("{:?}", other.sequence),
+            ));
         }
         if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
             return Err(Error::HasherMismatch);
@@ -358,6 +387,13 @@ impl<S> CountingBloomFilter<S> {
     /// The number of counters each item touches, k.
     pub fn hashes(&self) -> u32 {
         self.hashes
+    }
+
+    /// Which counters items probe: [`ProbeSequence::Cubic`] in small
+    /// tables, [`ProbeSequence::Linear`] in large ones and in every table
+    /// loaded from format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    pub fn probe_sequence(&self) -> ProbeSequence {
+        self.sequence
     }
 
     /// How many counters are saturated (stuck at 15). Each one stays
@@ -399,6 +435,7 @@ impl<S> fmt::Debug for CountingBloomFilter<S> {
         f.debug_struct("CountingBloomFilter")
             .field("counters", &self.counters)
             .field("hashes", &self.hashes)
+            .field("probe_sequence", &self.sequence)
             .field("saturated_counters", &self.saturated)
             .field("memory_bytes", &self.memory_bytes())
             .finish_non_exhaustive()
@@ -438,7 +475,9 @@ mod tests {
         // One counter holding 2, and items that touch it three times: the
         // item looks present (counter non-zero) but its third decrement would
         // go below zero. The remove must refuse and leave the counter at 2.
-        let filter = CountingBloomFilter::from_parts(vec![2], 1, 3, DefaultHashBuilder::default());
+        let cubic = ProbeSequence::Cubic;
+        let filter =
+            CountingBloomFilter::from_parts(vec![2], 1, 3, cubic, DefaultHashBuilder::default());
         let mut f = filter.clone();
         assert!(f.contains_hash(99));
         assert!(!f.remove_hash(99));
@@ -448,11 +487,11 @@ mod tests {
         // Counter 0 holds 2, counter 1 is saturated; an item touching
         // counter 0 three times and counter 1 once is refused unchanged.
         let mut g =
-            CountingBloomFilter::from_parts(vec![0xF2], 2, 4, DefaultHashBuilder::default());
+            CountingBloomFilter::from_parts(vec![0xF2], 2, 4, cubic, DefaultHashBuilder::default());
         let before = g.table().to_vec();
         let mut tried = 0;
         for hash in 0..1_000 {
-            let touches_low = BloomProbes::new(hash, 2)
+            let touches_low = BloomProbes::new(hash, 2, cubic)
                 .first(4)
                 .filter(|&p| p == 0)
                 .count();

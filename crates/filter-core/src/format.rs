@@ -4,9 +4,9 @@
 //! offset  size  field
 //! 0       4     magic, the ASCII bytes "MFLT"
 //! 4       2     format major version (u16), currently 1
-//! 6       2     format minor version (u16), currently 0
+//! 6       2     format minor version (u16), currently 1
 //! 8       2     filter kind (u16, see FilterKind)
-//! 10      2     flags (u16), 0 in version 1.0
+//! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1); others are 0
 //! 12      32    hasher probe: 4 × u64, the hashes of fixed keys under the filter's hasher
 //! 44      ...   body: the filter's parameters, then its tables (layout per filter kind)
 //! end-8   8     checksum: XXH64 (seed 0) of every byte before it
@@ -31,7 +31,23 @@ pub const MAGIC: [u8; 4] = *b"MFLT";
 pub const FORMAT_MAJOR: u16 = 1;
 /// The format's minor version. Bytes of any earlier minor of the same major
 /// load in this one.
-pub const FORMAT_MINOR: u16 = 0;
+///
+/// - 1.0: the first version.
+/// - 1.1: adds [`FLAG_CUBIC_PROBES`]. A 1.0 reader refuses bytes that set it
+///   (it refuses every flag it does not know), and loads every other 1.1
+///   byte string as before.
+pub const FORMAT_MINOR: u16 = 1;
+/// Header flag, bit 0 (format 1.1): the filter's positions follow
+/// [`ProbeSequence::Cubic`](crate::ProbeSequence::Cubic) rather than the
+/// linear sequence of format 1.0. Only [`FilterKind::Bloom`] and
+/// [`FilterKind::CountingBloom`] may set it.
+///
+/// Why a flag and not a rule on the table size: bytes written by 1.0 use
+/// the linear sequence at every size, and must keep loading with the cells
+/// they were built with; a flag also makes a 1.0 reader refuse the new
+/// bytes instead of reading them with the wrong positions (a false
+/// negative for most members).
+pub const FLAG_CUBIC_PROBES: u16 = 1;
 /// Bytes before the body: magic, versions, kind, flags, probe.
 pub const HEADER_BYTES: usize = 44;
 /// Bytes after the body: the checksum.
@@ -100,12 +116,24 @@ impl ByteWriter {
     /// Starts a byte string for a filter of `kind` built with a hasher whose
     /// probe is `probe`. `body_bytes` is a capacity hint.
     pub fn new(kind: FilterKind, probe: &HasherProbe, body_bytes: usize) -> Self {
+        Self::with_flags(kind, probe, body_bytes, 0)
+    }
+
+    /// As [`new`](Self::new), with header `flags` set (for example
+    /// [`FLAG_CUBIC_PROBES`]). The reader must be opened with
+    /// [`ByteReader::open_with_flags`] allowing them.
+    pub fn with_flags(
+        kind: FilterKind,
+        probe: &HasherProbe,
+        body_bytes: usize,
+        flags: u16,
+    ) -> Self {
         let mut buf = Vec::with_capacity(HEADER_BYTES + body_bytes + CHECKSUM_BYTES);
         buf.extend_from_slice(&MAGIC);
         buf.extend_from_slice(&FORMAT_MAJOR.to_le_bytes());
         buf.extend_from_slice(&FORMAT_MINOR.to_le_bytes());
         buf.extend_from_slice(&(kind as u16).to_le_bytes());
-        buf.extend_from_slice(&0u16.to_le_bytes());
+        buf.extend_from_slice(&flags.to_le_bytes());
         for word in probe.0 {
             buf.extend_from_slice(&word.to_le_bytes());
         }
@@ -190,13 +218,29 @@ pub struct ByteReader<'a> {
 
 impl<'a> ByteReader<'a> {
     /// Validates the header and checksum of `bytes` for a filter of `kind`
-    /// that will be queried with a hasher whose probe is `probe`.
+    /// that will be queried with a hasher whose probe is `probe`. Any set
+    /// flag is refused.
     ///
     /// # Errors
     ///
     /// [`Error::Corrupt`] for anything malformed; [`Error::HasherMismatch`]
     /// when the stored probe differs from `probe`.
     pub fn open(bytes: &'a [u8], kind: FilterKind, probe: &HasherProbe) -> Result<Self, Error> {
+        Self::open_with_flags(bytes, kind, probe, 0).map(|(reader, _)| reader)
+    }
+
+    /// As [`open`](Self::open), accepting the header flags in `known` and
+    /// returning the stored flags with the reader.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open); a flag outside `known` is [`Error::Corrupt`].
+    pub fn open_with_flags(
+        bytes: &'a [u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+        known: u16,
+    ) -> Result<(Self, u16), Error> {
         if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
             return Err(Error::corrupt(format_args!(
                 "{} bytes is shorter than the {} bytes of header and checksum",
@@ -237,8 +281,11 @@ impl<'a> ByteReader<'a> {
             )));
         }
         let flags = header.u16("flags")?;
-        if flags != 0 {
-            return Err(Error::corrupt(format_args!("unknown flags {flags:#06x}")));
+        if flags & !known != 0 {
+            return Err(Error::corrupt(format_args!(
+                "unknown flags {:#06x}",
+                flags & !known
+            )));
         }
         let mut stored_probe = [0u64; 4];
         for word in &mut stored_probe {
@@ -247,7 +294,7 @@ impl<'a> ByteReader<'a> {
         if HasherProbe(stored_probe) != *probe {
             return Err(Error::HasherMismatch);
         }
-        Ok(header)
+        Ok((header, flags))
     }
 
     /// Bytes not yet read.
@@ -582,6 +629,37 @@ mod tests {
     }
 
     #[test]
+    fn flags_round_trip_and_only_known_ones_load() {
+        let probe = HasherProbe([1, 2, 3, 4]);
+        let mut w = ByteWriter::with_flags(FilterKind::Bloom, &probe, 8, FLAG_CUBIC_PROBES);
+        w.u64(7);
+        let bytes = w.finish();
+        let (mut r, flags) =
+            ByteReader::open_with_flags(&bytes, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
+                .unwrap();
+        assert_eq!(flags, FLAG_CUBIC_PROBES);
+        assert_eq!(r.u64("x").unwrap(), 7);
+        r.finish().unwrap();
+        // A reader that does not know the flag (a 1.0 reader, or a filter
+        // kind that has no use for it) refuses the bytes.
+        let err = ByteReader::open(&bytes, FilterKind::Bloom, &probe).unwrap_err();
+        assert!(err.to_string().contains("unknown flags 0x0001"), "{err}");
+        // Known flags do not let unknown ones through.
+        let mut both = bytes.clone();
+        both[10] = 0b11;
+        reseal(&mut both);
+        let err = ByteReader::open_with_flags(&both, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown flags 0x0002"), "{err}");
+        // Bytes without flags open with none reported.
+        let plain = sample();
+        let (_, flags) =
+            ByteReader::open_with_flags(&plain, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
+                .unwrap();
+        assert_eq!(flags, 0);
+    }
+
+    #[test]
     fn wrong_kind_probe_version_and_flags_are_refused() {
         let b = sample();
         let probe = HasherProbe([1, 2, 3, 4]);
@@ -599,7 +677,7 @@ mod tests {
         v2[4] = 2;
         reseal(&mut v2);
         let err = ByteReader::open(&v2, FilterKind::Bloom, &probe).unwrap_err();
-        assert!(err.to_string().contains("format version 2.0"), "{err}");
+        assert!(err.to_string().contains("format version 2.1"), "{err}");
         let mut flagged = b.clone();
         flagged[10] = 1;
         reseal(&mut flagged);

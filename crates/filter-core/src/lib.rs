@@ -88,7 +88,7 @@ mod traits;
 
 pub use error::Error;
 pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
-pub use probes::{BRANCH_FREE_MAX_BYTES, BloomProbes};
+pub use probes::{BRANCH_FREE_MAX_BYTES, BloomProbes, CUBIC_MAX_CELLS_PER_2K, ProbeSequence};
 pub use traits::{Filter, Insert, Remove};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.

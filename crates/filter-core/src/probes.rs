@@ -23,19 +23,24 @@
 //! the classic Bloom filter at its textbook size, this adds roughly 0.4/len
 //! to the false-positive rate at k = 7 to 10 and 0.15/len at k = 20: 1.48×
 //! the target at 1 % with 10 keys, 1.26× at 0.1 % with 100, 1.11× at 10^−4
-//! with 1000, about 1.5× at 10^−6 with 10^4 keys. Independent positions
-//! (each probe `reduce(mix64(x + j·φ))`) measured 1.00× at 0.1 % with 100
-//! keys and 1.10× at 1 % with 10 in the same simulation, at the cost of a
-//! mix per probe; they would change which cells every key touches (a format
-//! change for every filter built on these probes). A cheaper candidate is
-//! Dillinger and Manolios's cubic term in cell units: probe j adds
-//! (j³ − j)/6 · ⌈2^64/len⌉ to x + j·y, which breaks the progression at one
-//! add per probe. In a simulation at the textbook sizes it measured 1.08×,
-//! 0.98×, 1.02×, 0.95× and 0.88× the target at (1 %, 10 keys), (0.1 %, 10),
-//! (0.1 %, 100), (10^−4, 100) and (10^−6, 10^4), where these probes measured
-//! 1.43×, 3.6×, 1.32×, 2.2× and 1.49×. One extra add per probe slowed
-//! 1M-key lookups by 7–9 % in a scratch loop, so the fix would apply only to
-//! tables small enough for the excess to show, marked as such in the bytes.
+//! with 1000, about 1.5× at 10^−6 with 10^4 keys.
+//!
+//! So small tables use [`ProbeSequence::Cubic`]: Dillinger and Manolios's
+//! cubic term in cell units, probe j adding (j³ − j)/6 · ⌈2^64/len⌉ to
+//! x + j·y. The term is zero for the first two probes and grows faster than
+//! any progression, so no step can line the later probes up on a few cells.
+//! In a simulation at the textbook sizes it measured 1.08×, 0.98×, 1.02×,
+//! 0.95× and 0.88× the target at (1 %, 10 keys), (0.1 %, 10), (0.1 %, 100),
+//! (10^−4, 100) and (10^−6, 10^4), where the linear sequence measured 1.43×,
+//! 3.6×, 1.32×, 2.2× and 1.49×. Independent positions (a mix per probe)
+//! fix it too, at a much higher price per probe.
+//!
+//! Large tables keep [`ProbeSequence::Linear`]: there the excess is below
+//! a percent of the rate and the extra arithmetic per probe is not (see
+//! [`ProbeSequence::for_table`] for the line and its cost). The sequence a
+//! filter uses is stored in its bytes ([`FLAG_CUBIC_PROBES`]), and bytes of
+//! format 1.0, written before the cubic sequence existed, load as linear at
+//! every size.
 //!
 //! x is the mixed hash ([`mix64`]), so sequential or strided user hashes
 //! spread; y is x rotated by 32 bits, so the high bits [`reduce`] reads for
@@ -50,6 +55,7 @@
 //! The classic Bloom filter and the counting Bloom filter both use this, so
 //! the same key touches the same cells in both at equal size.
 
+use crate::format::FLAG_CUBIC_PROBES;
 use crate::{mix64, reduce};
 
 /// Xored into the step so that no natural hash value (0 above all) gets a
@@ -83,43 +89,163 @@ const STEP_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
 /// current server and desktop CPUs.
 pub const BRANCH_FREE_MAX_BYTES: usize = 16 << 20;
 
-/// The positions of one key in a table of `len` cells (bits or counters).
+/// Below this many cells per 2^k (k the probes per key), a new table uses
+/// [`ProbeSequence::Cubic`]. See [`ProbeSequence::for_table`].
+pub const CUBIC_MAX_CELLS_PER_2K: u64 = 64;
+
+/// Which sequence of positions a table's keys probe: a property of the
+/// table, fixed when it is built and stored in its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeSequence {
+    /// Probe j is `reduce(x + j·y, len)`: double hashing in the 64-bit
+    /// ring. The only sequence of format 1.0.
+    Linear,
+    /// Probe j is `reduce(x + j·y + (j³ − j)/6 · ⌈2^64/len⌉, len)`, which
+    /// keeps the k probes of every key on distinct-enough cells in small
+    /// tables (see the module docs). Format 1.1.
+    Cubic,
+}
+
+impl ProbeSequence {
+    /// The sequence a new table of `len` cells probed `hashes` times per key
+    /// uses: [`Cubic`](Self::Cubic) below [`CUBIC_MAX_CELLS_PER_2K`] · 2^k
+    /// cells, [`Linear`](Self::Linear) from there on.
+    ///
+    /// Why there: the linear sequence adds about 0.4/len to the rate, and a
+    /// table sized for rate p by the textbook formula probes k ≈ log2(1/p)
+    /// times, so the excess is about 0.4 · 2^k / len of the rate: 0.6 % of
+    /// it at the line, more below. The cubic term costs about two adds and a
+    /// multiply per probe, which measured 7–9 % slower lookups at 1M keys;
+    /// below the line the rate matters more, above it the speed.
+    ///
+    /// At 1 % (k = 7) the line is 8,192 cells (about 850 keys), at 0.1 %
+    /// (k = 10) 65,536 (about 4,500 keys), at 10^−6 (k = 20) 2^26 (about
+    /// 2.3M keys).
+    pub fn for_table(len: usize, hashes: u32) -> Self {
+        // 64 · 2^k exceeds every u64 from k = 58 on.
+        let small = hashes >= 58 || (len as u64) >> hashes < CUBIC_MAX_CELLS_PER_2K;
+        if small {
+            ProbeSequence::Cubic
+        } else {
+            ProbeSequence::Linear
+        }
+    }
+
+    /// The header flags that record this sequence in a filter's bytes:
+    /// [`FLAG_CUBIC_PROBES`] or none.
+    pub fn header_flags(self) -> u16 {
+        match self {
+            ProbeSequence::Linear => 0,
+            ProbeSequence::Cubic => FLAG_CUBIC_PROBES,
+        }
+    }
+
+    /// The sequence recorded by header `flags`. Bytes without the flag,
+    /// every byte string of format 1.0 among them, were built with the
+    /// linear sequence.
+    pub fn from_header_flags(flags: u16) -> Self {
+        if flags & FLAG_CUBIC_PROBES != 0 {
+            ProbeSequence::Cubic
+        } else {
+            ProbeSequence::Linear
+        }
+    }
+}
+
+/// Multiplies the mixed hash into the cubic sequence's third value z: the
+/// second constant of SplitMix64's finalizer, an arbitrary odd number.
+const BEND_MULTIPLIER: u64 = 0x94D0_49BB_1331_11EB;
+
+/// The positions of one key in a table of `len` cells (bits or counters),
+/// as an endless iterator: probe j is `reduce(x + j·y + (j³ − j)/6 · z, len)`
+/// mod 2^64, with z = 0 for the linear sequence.
+///
+/// The iterator keeps the differences, so each probe costs three adds
+/// (one for the linear sequence) and a multiply-shift; no probe depends on
+/// a loaded value, so a lookup can load several at once.
 ///
 /// Positions may repeat within one key (about k²/2·len of the time); a
 /// filter must treat a repeat as two touches of the same cell.
 #[derive(Clone, Copy, Debug)]
 pub struct BloomProbes {
-    x: u64,
-    y: u64,
+    /// x + j·y + T(j)·z for the next j, T(j) = (j³ − j)/6.
+    next: u64,
+    /// The next difference, y + T'(j)·z with T'(j) = j(j+1)/2.
+    step: u64,
+    /// The next difference of the difference, (j + 1)·z.
+    bend: u64,
+    /// z.
+    bend_step: u64,
     len: usize,
 }
 
 impl BloomProbes {
-    /// Starts the probes of the key whose raw (unmixed) 64-bit hash is `hash`.
+    /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
+    /// `hash`, in a table of `len` cells whose keys probe `sequence`.
+    ///
+    /// Call it with a constant `sequence` (as
+    /// [`with_sequence`](Self::with_sequence) does): inlined, the linear
+    /// sequence then compiles without the cubic term.
     #[inline(always)]
-    pub fn new(hash: u64, len: usize) -> Self {
+    pub fn new(hash: u64, len: usize, sequence: ProbeSequence) -> Self {
         let x = mix64(hash);
+        let z = match sequence {
+            ProbeSequence::Linear => 0,
+            ProbeSequence::Cubic => x.wrapping_mul(BEND_MULTIPLIER),
+        };
         BloomProbes {
-            x,
-            y: x.rotate_left(32) ^ STEP_SALT,
+            next: x,
+            step: x.rotate_left(32) ^ STEP_SALT,
+            bend: z,
+            bend_step: z,
             len,
         }
     }
 
-    /// Probe `j`, in `0..len`: `reduce(x + j·y, len)`. Independent of the
-    /// other probes, so a lookup can compute and load several at once.
+    /// Calls `f` with the probes of the key whose raw hash is `hash`, in a
+    /// table of `len` cells whose keys probe `sequence`, and returns what it
+    /// returns.
+    ///
+    /// `f` is compiled once per sequence, each copy with its sequence a
+    /// constant, so the linear copy carries none of the cubic arithmetic:
+    /// one predictable branch per call is all large tables pay for small
+    /// ones' accuracy.
     #[inline(always)]
-    pub fn at(&self, j: u32) -> usize {
-        reduce(
-            self.x.wrapping_add(self.y.wrapping_mul(u64::from(j))),
-            self.len,
-        )
+    pub fn with_sequence<R>(
+        hash: u64,
+        len: usize,
+        sequence: ProbeSequence,
+        f: impl FnOnce(BloomProbes) -> R,
+    ) -> R {
+        match sequence {
+            ProbeSequence::Linear => f(BloomProbes::new(hash, len, ProbeSequence::Linear)),
+            ProbeSequence::Cubic => f(BloomProbes::new(hash, len, ProbeSequence::Cubic)),
+        }
     }
 
     /// The first `k` probes, in order.
     #[inline(always)]
-    pub fn first(self, k: u32) -> impl ExactSizeIterator<Item = usize> + Clone {
-        (0..k).map(move |j| self.at(j))
+    pub fn first(self, k: u32) -> std::iter::Take<Self> {
+        self.take(k as usize)
+    }
+}
+
+impl Iterator for BloomProbes {
+    type Item = usize;
+
+    /// The next probe, in `0..len`. Never `None`: the sequence is endless,
+    /// and a filter takes its k.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let position = reduce(self.next, self.len);
+        self.next = self.next.wrapping_add(self.step);
+        self.step = self.step.wrapping_add(self.bend);
+        self.bend = self.bend.wrapping_add(self.bend_step);
+        Some(position)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
     }
 }
 
@@ -129,9 +255,12 @@ mod tests {
 
     #[test]
     fn positions_are_in_range_and_spread() {
-        for len in [1usize, 2, 63, 64, 65, 1000, 9_585_059, 1 << 40] {
+        let lens = [1usize, 2, 63, 64, 65, 1000, 9_585_059, 1 << 40];
+        for (len, sequence) in lens.into_iter().flat_map(|len| {
+            [ProbeSequence::Linear, ProbeSequence::Cubic].map(|sequence| (len, sequence))
+        }) {
             for hash in [0u64, 1, u64::MAX, 0xDEAD_BEEF, 12345] {
-                let ps: Vec<usize> = BloomProbes::new(hash, len).first(20).collect();
+                let ps: Vec<usize> = BloomProbes::new(hash, len, sequence).first(20).collect();
                 assert_eq!(ps.len(), 20);
                 assert!(ps.iter().all(|&p| p < len), "{len}: {ps:?}");
                 // Twenty probes in a table of a million cells or more
@@ -148,8 +277,83 @@ mod tests {
     }
 
     #[test]
+    fn small_tables_get_the_cubic_sequence() {
+        use ProbeSequence::{Cubic, Linear};
+        // At k = 7 the line is 64 · 2^7 = 8192 cells.
+        assert_eq!(ProbeSequence::for_table(8191, 7), Cubic);
+        assert_eq!(ProbeSequence::for_table(8192, 7), Linear);
+        assert_eq!(ProbeSequence::for_table(1, 1), Cubic);
+        assert_eq!(ProbeSequence::for_table(128, 1), Linear);
+        // From k = 58 the line is past every table.
+        assert_eq!(ProbeSequence::for_table(usize::MAX, 58), Cubic);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, 57), Linear);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, u32::MAX), Cubic);
+    }
+
+    #[test]
+    fn the_iterator_follows_the_closed_form() {
+        // The iterator keeps differences; the documented sequence is
+        // reduce(x + j·y + (j³ − j)/6 · z). (j³ − j)/6 is exact in u64 for
+        // these j, so the two must agree probe for probe.
+        for len in [1usize, 96, 1000, 9_585_059] {
+            for hash in [0u64, 7, 0xDEAD_BEEF, u64::MAX] {
+                let x = mix64(hash);
+                let y = x.rotate_left(32) ^ STEP_SALT;
+                for (sequence, z) in [
+                    (ProbeSequence::Linear, 0),
+                    (ProbeSequence::Cubic, x.wrapping_mul(BEND_MULTIPLIER)),
+                ] {
+                    let probes: Vec<usize> =
+                        BloomProbes::new(hash, len, sequence).first(300).collect();
+                    for (j, &p) in probes.iter().enumerate() {
+                        let j = j as u64;
+                        let cubic = (j * j * j - j) / 6;
+                        let expected = reduce(
+                            x.wrapping_add(j.wrapping_mul(y))
+                                .wrapping_add(cubic.wrapping_mul(z)),
+                            len,
+                        );
+                        assert_eq!(p, expected, "{sequence:?} len {len} hash {hash} j {j}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cubic_probes_do_not_collapse_onto_few_cells() {
+        // Keys whose 10 probes cover at most 3 of 1000 cells: under the
+        // linear sequence a step near a fraction with a small denominator
+        // does that for a fraction of the keys near 1/len (the cause of the
+        // small-table excess). Ten uniform probes cover at most 3 cells with
+        // probability about C(1000, 3) · 3^10 / 1000^10 ≈ 10^−17, so the
+        // cubic sequence, if it works, gives none in 200,000 keys.
+        let (len, k) = (1000, 10);
+        let collapsed = |sequence| {
+            (0..200_000u64)
+                .filter(|&h| {
+                    let mut cells: Vec<usize> =
+                        BloomProbes::new(h, len, sequence).first(k).collect();
+                    cells.sort_unstable();
+                    cells.dedup();
+                    cells.len() <= 3
+                })
+                .count()
+        };
+        let linear = collapsed(ProbeSequence::Linear);
+        let cubic = collapsed(ProbeSequence::Cubic);
+        // Measured: 179 linear keys (0.9/len), so more than 20 is far past
+        // chance and a regression to linear probes would fail the second
+        // assertion.
+        assert!(linear > 20, "linear {linear}");
+        assert_eq!(cubic, 0);
+    }
+
+    #[test]
     fn hash_zero_gets_k_distinct_probes() {
-        let ps: Vec<usize> = BloomProbes::new(0, 1 << 20).first(10).collect();
+        let ps: Vec<usize> = BloomProbes::new(0, 1 << 20, ProbeSequence::Linear)
+            .first(10)
+            .collect();
         let mut distinct = ps.clone();
         distinct.sort_unstable();
         distinct.dedup();
@@ -162,7 +366,9 @@ mod tests {
         let len = 1024;
         let mut seen = vec![false; len];
         for h in 0..2000u64 {
-            seen[BloomProbes::new(h, len).at(0)] = true;
+            seen[BloomProbes::new(h, len, ProbeSequence::Linear)
+                .next()
+                .unwrap()] = true;
         }
         let filled = seen.iter().filter(|&&s| s).count();
         // 2000 uniform throws into 1024 cells leave ≈ 1024·e^(−2000/1024) ≈ 145
@@ -178,7 +384,7 @@ mod tests {
         let len = 1000;
         let mut seen = vec![false; len];
         for h in 0..200u64 {
-            for p in BloomProbes::new(h, len).first(3) {
+            for p in BloomProbes::new(h, len, ProbeSequence::Linear).first(3) {
                 seen[p] = true;
             }
         }

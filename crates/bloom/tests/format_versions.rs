@@ -1,0 +1,72 @@
+//! Bytes of every format version keep loading with the positions they were
+//! built with.
+
+use bloom::BloomFilter;
+use filter_core::ProbeSequence;
+use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
+use filter_core::testing::stable_hasher::StableHasher;
+
+/// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
+/// (1438 bits, 10 probes) under `StableHasher`, holding "key-0" to "key-99".
+/// Format 1.0 knew only the linear probe sequence.
+const FORMAT_1_0: &[u8] = include_bytes!("data/bloom-1.0-fnv-100.bin");
+
+fn members() -> impl Iterator<Item = String> {
+    (0..100).map(|i| format!("key-{i}"))
+}
+
+#[test]
+fn format_1_0_bytes_load_with_linear_probes() {
+    assert_eq!(FORMAT_1_0[6..8], [0, 0], "the fixture is format 1.0");
+    let filter = BloomFilter::from_bytes_with_hasher(FORMAT_1_0, StableHasher::default()).unwrap();
+    assert_eq!((filter.bits(), filter.hashes()), (1438, 10));
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    assert!(members().all(|k| filter.contains(&k)));
+    // Read with the cubic sequence, which a new filter of this size uses,
+    // most members would be missing: the flag is what keeps them.
+    let mut misread = FORMAT_1_0.to_vec();
+    misread[10] = FLAG_CUBIC_PROBES as u8;
+    reseal(&mut misread);
+    let misread = BloomFilter::from_bytes_with_hasher(&misread, StableHasher::default()).unwrap();
+    let found = members().filter(|k| misread.contains(k)).count();
+    assert!(found < 50, "{found}");
+    // Written again, the filter keeps its sequence.
+    let again =
+        BloomFilter::from_bytes_with_hasher(&filter.to_bytes(), StableHasher::default()).unwrap();
+    assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
+    assert!(members().all(|k| again.contains(&k)));
+}
+
+#[test]
+fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
+    let mut new = BloomFilter::with_fpr_and_hasher(100, 0.001, StableHasher::default()).unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
+    members().for_each(|k| new.insert(&k));
+    let bytes = new.to_bytes();
+    // Minor version 1, flag set: a 1.0 reader refuses these bytes.
+    assert_eq!(bytes[6..8], [1, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_CUBIC_PROBES
+    );
+    let loaded = BloomFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
+    assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
+    assert!(members().all(|k| loaded.contains(&k)));
+
+    // Same size, same hasher, different positions: combining them would
+    // lose members, so both operations refuse.
+    let mut old = BloomFilter::from_bytes_with_hasher(FORMAT_1_0, StableHasher::default()).unwrap();
+    let err = old.union(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    let err = old.intersect(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    assert!(members().all(|k| old.contains(&k)));
+}
+
+#[test]
+fn large_filters_keep_the_linear_sequence_and_write_no_flag() {
+    let filter = BloomFilter::with_fpr(100_000, 0.01).unwrap();
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    let bytes = filter.to_bytes();
+    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+}

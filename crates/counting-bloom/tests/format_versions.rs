@@ -1,0 +1,79 @@
+//! Bytes of every format version keep loading with the positions they were
+//! built with.
+
+use counting_bloom::CountingBloomFilter;
+use filter_core::ProbeSequence;
+use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
+use filter_core::testing::stable_hasher::StableHasher;
+
+/// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
+/// (1438 counters, 10 probes) under `StableHasher`, holding "key-0" to
+/// "key-99" once each. Format 1.0 knew only the linear probe sequence.
+const FORMAT_1_0: &[u8] = include_bytes!("data/counting-bloom-1.0-fnv-100.bin");
+
+fn members() -> impl Iterator<Item = String> {
+    (0..100).map(|i| format!("key-{i}"))
+}
+
+fn load(bytes: &[u8]) -> CountingBloomFilter<StableHasher> {
+    CountingBloomFilter::from_bytes_with_hasher(bytes, StableHasher::default()).unwrap()
+}
+
+#[test]
+fn format_1_0_bytes_load_with_linear_probes() {
+    assert_eq!(FORMAT_1_0[6..8], [0, 0], "the fixture is format 1.0");
+    let mut filter = load(FORMAT_1_0);
+    assert_eq!((filter.counters(), filter.hashes()), (1438, 10));
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    assert!(members().all(|k| filter.contains(&k) && filter.count(&k) >= 1));
+    // Read with the cubic sequence, which a new filter of this size uses,
+    // most members would be missing: the flag is what keeps them.
+    let mut misread = FORMAT_1_0.to_vec();
+    misread[10] = FLAG_CUBIC_PROBES as u8;
+    reseal(&mut misread);
+    let found = members().filter(|k| load(&misread).contains(k)).count();
+    assert!(found < 50, "{found}");
+    // Removing every member empties the table: the counts sit where the
+    // linear sequence put them.
+    assert!(members().all(|k| filter.remove(&k)));
+    // The body (between the 44-byte header and the 8-byte checksum) is
+    // then that of an empty filter of the same shape.
+    let empty =
+        CountingBloomFilter::with_counters_and_hasher(1438, 10, StableHasher::default()).unwrap();
+    let body = |bytes: Vec<u8>| bytes[44..bytes.len() - 8].to_vec();
+    assert_eq!(
+        body(filter.to_bytes()),
+        body(empty.to_bytes()),
+        "every counter back to zero"
+    );
+}
+
+#[test]
+fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
+    let mut new =
+        CountingBloomFilter::with_fpr_and_hasher(100, 0.001, StableHasher::default()).unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
+    members().for_each(|k| new.insert(&k));
+    let bytes = new.to_bytes();
+    assert_eq!(bytes[6..8], [1, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_CUBIC_PROBES
+    );
+    let loaded = load(&bytes);
+    assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
+    assert!(members().all(|k| loaded.contains(&k)));
+
+    let mut old = load(FORMAT_1_0);
+    let err = old.merge(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    assert!(members().all(|k| old.count(&k) == load(FORMAT_1_0).count(&k)));
+}
+
+#[test]
+fn large_filters_keep_the_linear_sequence_and_write_no_flag() {
+    let filter = CountingBloomFilter::with_fpr(100_000, 0.01).unwrap();
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    let bytes = filter.to_bytes();
+    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+}
