@@ -6,7 +6,7 @@ use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
 use fixedbitset::FixedBitSet;
 
-use filter_core::{BRANCH_FREE_MAX_BYTES, BloomProbes, ProbeSequence};
+use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, LinearProbes, ProbeSequence};
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -24,19 +24,18 @@ const WORD_BITS: usize = usize::BITS as usize;
 /// false-positive rate after n distinct inserts is (1 − e^(−kn/m))^k ≈ p.
 ///
 /// All k positions come from one 64-bit hash by double hashing in the 64-bit
-/// ring ([`filter_core::BloomProbes`]), reduced to `0..bits` by
-/// multiply-shift, so the bit count need not be a power of two.
+/// ring ([`filter_core::probes`]), reduced to `0..bits` by multiply-shift,
+/// so the bit count need not be a power of two.
 ///
-/// **Small filters miss the target.** Double hashing puts a non-member's k
-/// probes on only a few distinct bits for about 1/m of the keys, and those
-/// keys are false positives about as often as a bit is set, which adds
-/// roughly 0.4/m to the rate at k = 7 to 10 (0.15/m at k = 20). At the
-/// textbook size that is negligible for large n but not for small ones:
-/// measured means over many key sets were 1.48× the target at p = 1 % and
-/// n = 10, 1.25× at n = 20, 1.10× at n = 50; 3.4× at p = 0.1 % and n = 10,
-/// 1.26× at n = 100; 1.11× at p = 10^−4 and n = 1000; about 1.5× at
-/// p = 10^−6 and n = 10^4. Size such filters for a lower `fpr` (or more
-/// keys) until this is fixed.
+/// **Small filters.** Plain double hashing puts a non-member's k probes on
+/// a few bits for about 1/m of the keys, which adds roughly 0.4/m to the
+/// rate: 1.49× the target at p = 1 % and n = 10. Filters below 64·2^k bits
+/// (about 850 keys at 1 %, 4,500 at 0.1 %) therefore probe a cubic sequence
+/// with a third hash value ([`probe_sequence()`](Self::probe_sequence) says
+/// which), and measure what independent probes would: 1.09× the target at
+/// 1 % and n = 10, 1.04× at n = 20, 1.01× at 0.1 % and n = 100. The last
+/// few percent at a handful of keys are the Bloom filter's own (a small
+/// table's fill varies with its keys), not the probes'.
 ///
 /// # Invariants
 ///
@@ -186,32 +185,37 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        let hashes = self.hashes;
-        let (len, sequence) = (self.bits.len(), self.sequence);
-        let words = self.bits.as_mut_slice();
-        BloomProbes::with_sequence(hash, len, sequence, |positions| {
-            for p in positions.first(hashes) {
-                words[p / WORD_BITS] |= 1 << (p % WORD_BITS);
-            }
-        });
+        let len = self.bits.len();
+        match self.sequence {
+            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+        };
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        let hashes = self.hashes;
-        let (len, sequence) = (self.bits.len(), self.sequence);
+        let len = self.bits.len();
+        match self.sequence {
+            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+        }
+    }
+
+    /// Sets the bits of the first k `positions`; returns whether one of them
+    /// was unset. One copy per probe sequence (see
+    /// [`LinearProbes`] for why).
+    #[inline(always)]
+    fn insert_probes(&mut self, positions: impl Iterator<Item = usize>) -> bool {
         let words = self.bits.as_mut_slice();
-        BloomProbes::with_sequence(hash, len, sequence, |positions| {
-            let mut new = false;
-            for p in positions.first(hashes) {
-                let mask = 1 << (p % WORD_BITS);
-                let word = &mut words[p / WORD_BITS];
-                new |= *word & mask == 0;
-                *word |= mask;
-            }
-            new
-        })
+        let mut new = false;
+        for p in positions.take(self.hashes as usize) {
+            let mask = 1 << (p % WORD_BITS);
+            let word = &mut words[p / WORD_BITS];
+            new |= *word & mask == 0;
+            *word |= mask;
+        }
+        new
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
@@ -228,32 +232,32 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// passes are checked without branching between them.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        BloomProbes::with_sequence(hash, self.bits.len(), self.sequence, |positions| {
-            self.contains_probes(positions)
-        })
+        let len = self.bits.len();
+        match self.sequence {
+            ProbeSequence::Linear => self.contains_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Cubic => self.contains_probes(CubicProbes::new(hash, len)),
+        }
     }
 
     /// The body of [`contains_hash`](Self::contains_hash), for one sequence.
     #[inline(always)]
-    fn contains_probes(&self, mut positions: BloomProbes) -> bool {
+    fn contains_probes(&self, mut positions: impl Iterator<Item = usize>) -> bool {
         let words = self.bits.as_slice();
         let bit = |p: usize| words[p / WORD_BITS] >> (p % WORD_BITS);
-        let mut unchecked = self.hashes;
+        let mut unchecked = self.hashes as usize;
         if size_of_val(words) > BRANCH_FREE_MAX_BYTES {
+            // The sequence is endless, so both are `Some`.
             let first = positions.next().unwrap_or(0);
+            let second = positions.next().unwrap_or(0);
             // With k = 1 the "second" probe is the first one again.
-            let second = if self.hashes > 1 {
-                positions.next().unwrap_or(first)
-            } else {
-                first
-            };
+            let second = if self.hashes > 1 { second } else { first };
             if bit(first) & bit(second) & 1 == 0 {
                 return false;
             }
-            unchecked = self.hashes.saturating_sub(2);
+            unchecked = unchecked.saturating_sub(2);
         }
         let mut all = 1;
-        for p in positions.first(unchecked) {
+        for p in positions.take(unchecked) {
             all &= bit(p);
         }
         all & 1 == 1
@@ -441,11 +445,12 @@ pub(crate) fn allocate_bits(bits: u64) -> Result<FixedBitSet, Error> {
 mod tests {
     use super::*;
     use filter_core::mix64;
+    use filter_core::probes::probe_positions;
 
     /// What `contains_hash` must answer: whether all k probed bits are set.
     fn naive_contains(filter: &BloomFilter, hash: u64) -> bool {
-        BloomProbes::new(hash, filter.bits.len(), filter.sequence)
-            .first(filter.hashes)
+        probe_positions(hash, filter.bits.len(), filter.sequence, filter.hashes)
+            .into_iter()
             .all(|p| filter.bits.contains(p))
     }
 

@@ -73,12 +73,12 @@
 //!   what you inserted, or use the cuckoo filter for exact deletes.
 //! - **One hash per key.** Positions come from one 64-bit hash by double
 //!   hashing and multiply-shift range reduction (no `%`, any table size),
-//!   shared with the classic Bloom filter: see [`filter_core::BloomProbes`].
+//!   shared with the classic Bloom filter: see [`filter_core::probes`].
 //! - **Two layouts, two types.** [`CountingBloomFilter`] puts an item's k
 //!   counters anywhere in the table, like the classic filter's bits, so its
 //!   false-positive rate is the classic one at exactly 4× the classic memory
-//!   (in small tables, below about 100 items at 1 % or 1,000 at 0.1 %, the
-//!   double-hashed probes push it above p: see the type docs);
+//!   (small tables probe a cubic sequence to keep it there: see the type
+//!   docs);
 //!   a lookup touches up to k cache lines. [`BlockedCountingBloomFilter`]
 //!   puts them in **two** 64-byte blocks (⌈k/2⌉ and ⌊k/2⌋ counters, one per
 //!   64-bit word), so a lookup touches two cache lines, read together; the

@@ -13,7 +13,8 @@
 //!   mixer, multiply-shift range reduction, fingerprints, and the hasher probe
 //!   that stops a filter from loading under a hasher that would give false
 //!   negatives;
-//! - [`BloomProbes`]: the k positions of a key in a Bloom-family table;
+//! - [`probes`]: the k positions of a key in a Bloom-family table
+//!   ([`LinearProbes`], [`CubicProbes`], chosen by [`ProbeSequence`]);
 //! - sizing math ([`sizing`]) with checked inputs;
 //! - the byte format ([`format`](mod@format)): a writer and a validating reader;
 //! - fallible table allocation ([`memory`]).
@@ -80,7 +81,7 @@ mod error;
 pub mod format;
 pub mod hash;
 pub mod memory;
-mod probes;
+pub mod probes;
 pub mod sizing;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -88,7 +89,9 @@ mod traits;
 
 pub use error::Error;
 pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
-pub use probes::{BRANCH_FREE_MAX_BYTES, BloomProbes, CUBIC_MAX_CELLS_PER_2K, ProbeSequence};
+pub use probes::{
+    BRANCH_FREE_MAX_BYTES, CUBIC_MAX_CELLS_PER_2K, CubicProbes, LinearProbes, ProbeSequence,
+};
 pub use traits::{Filter, Insert, Remove};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.

@@ -19,28 +19,40 @@
 //! That is not free in small tables. For about 1/len of the keys the step
 //! y/2^64 lies near a fraction with a small denominator, and the k probes
 //! fall on one to a few cells; such a non-member is a false positive about
-//! as often as a cell is set, not that rate to the k-th power. Measured on
-//! the classic Bloom filter at its textbook size, this adds roughly 0.4/len
-//! to the false-positive rate at k = 7 to 10 and 0.15/len at k = 20: 1.48×
-//! the target at 1 % with 10 keys, 1.26× at 0.1 % with 100, 1.11× at 10^−4
-//! with 1000, about 1.5× at 10^−6 with 10^4 keys.
+//! as often as a cell is set, not that rate to the k-th power. On the
+//! classic Bloom filter at its textbook size this adds roughly 0.4/len to
+//! the false-positive rate at k = 7 to 10 and 0.15/len at k = 20: 1.49× the
+//! target at 1 % with 10 keys, 1.23× at 0.1 % with 100, 1.11× at 10^−4 with
+//! 1000, about 1.5× at 10^−6 with 10^4 keys.
 //!
-//! So small tables use [`ProbeSequence::Cubic`]: Dillinger and Manolios's
-//! cubic term in cell units, probe j adding (j³ − j)/6 · ⌈2^64/len⌉ to
-//! x + j·y. The term is zero for the first two probes and grows faster than
-//! any progression, so no step can line the later probes up on a few cells.
-//! In a simulation at the textbook sizes it measured 1.08×, 0.98×, 1.02×,
-//! 0.95× and 0.88× the target at (1 %, 10 keys), (0.1 %, 10), (0.1 %, 100),
-//! (10^−4, 100) and (10^−6, 10^4), where the linear sequence measured 1.43×,
-//! 3.6×, 1.32×, 2.2× and 1.49×. Independent positions (a mix per probe)
-//! fix it too, at a much higher price per probe.
+//! So small tables use [`ProbeSequence::Cubic`], a third hash value in the
+//! sequence: probe j is x + j·y + (j³ − j)/6 · z, z = x times an odd
+//! constant. The cubic term is zero for the first two probes and bends the
+//! rest off any progression, and because z differs from key to key (unlike
+//! Dillinger and Manolios's fixed cubic term, which measured about half-way
+//! back to the excess at 10 keys) two keys no longer share a two-parameter
+//! family of probe sets. Measured means over 5,000–20,000 key sets at the
+//! textbook size:
 //!
-//! Large tables keep [`ProbeSequence::Linear`]: there the excess is below
-//! a percent of the rate and the extra arithmetic per probe is not (see
+//! | rate, keys | linear | cubic | independent probes (exact) |
+//! | --- | --- | --- | --- |
+//! | 1 %, 10 | 1.49× | 1.089× | 1.089× |
+//! | 1 %, 20 | 1.24× | 1.041× | 1.042× |
+//! | 0.1 %, 10 | 3.4× | 1.110× | 1.113× |
+//! | 0.1 %, 100 | 1.23× | 1.011× | 1.011× |
+//! | 10^−4, 1000 | 1.11× | 1.01× | – |
+//!
+//! The last column is what k truly independent probes give: at a few keys
+//! the fill of a table varies from key set to key set, and the mean of
+//! fill^k exceeds the k-th power of the mean fill, so even perfect probes
+//! sit a little above the textbook rate there.
+//!
+//! Large tables keep [`ProbeSequence::Linear`]: there the excess is below a
+//! percent of the rate and the cubic adds are not free (see
 //! [`ProbeSequence::for_table`] for the line and its cost). The sequence a
-//! filter uses is stored in its bytes ([`FLAG_CUBIC_PROBES`]), and bytes of
-//! format 1.0, written before the cubic sequence existed, load as linear at
-//! every size.
+//! filter uses is stored in its bytes (`format::FLAG_CUBIC_PROBES`), and
+//! bytes of format 1.0, written before the cubic sequence existed, load as
+//! linear at every size.
 //!
 //! x is the mixed hash ([`mix64`]), so sequential or strided user hashes
 //! spread; y is x rotated by 32 bits, so the high bits [`reduce`] reads for
@@ -100,9 +112,9 @@ pub enum ProbeSequence {
     /// Probe j is `reduce(x + j·y, len)`: double hashing in the 64-bit
     /// ring. The only sequence of format 1.0.
     Linear,
-    /// Probe j is `reduce(x + j·y + (j³ − j)/6 · ⌈2^64/len⌉, len)`, which
-    /// keeps the k probes of every key on distinct-enough cells in small
-    /// tables (see the module docs). Format 1.1.
+    /// Probe j is `reduce(x + j·y + (j³ − j)/6 · z, len)` with z a third
+    /// value from the key's hash, which keeps small tables at the rate of
+    /// independent probes (see the module docs). Format 1.1.
     Cubic,
 }
 
@@ -114,9 +126,12 @@ impl ProbeSequence {
     /// Why there: the linear sequence adds about 0.4/len to the rate, and a
     /// table sized for rate p by the textbook formula probes k ≈ log2(1/p)
     /// times, so the excess is about 0.4 · 2^k / len of the rate: 0.6 % of
-    /// it at the line, more below. The cubic term costs about two adds and a
-    /// multiply per probe, which measured 7–9 % slower lookups at 1M keys;
-    /// below the line the rate matters more, above it the speed.
+    /// it at the line, more below. The cubic sequence's two extra adds per
+    /// probe measured 1.2× the lookup time of the linear one in
+    /// cache-resident tables (100k keys, 1 %, and 1M keys, 0.1 %, forced to
+    /// cubic), and no difference once lookups wait on memory (2M keys at
+    /// 10^−6, an 8 MB table just below the line). Below the line the rate
+    /// matters more; above it, the speed.
     ///
     /// At 1 % (k = 7) the line is 8,192 cells (about 850 keys), at 0.1 %
     /// (k = 10) 65,536 (about 4,500 keys), at 10^−6 (k = 20) 2^26 (about
@@ -156,21 +171,70 @@ impl ProbeSequence {
 /// second constant of SplitMix64's finalizer, an arbitrary odd number.
 const BEND_MULTIPLIER: u64 = 0x94D0_49BB_1331_11EB;
 
-/// The positions of one key in a table of `len` cells (bits or counters),
-/// as an endless iterator: probe j is `reduce(x + j·y + (j³ − j)/6 · z, len)`
-/// mod 2^64, with z = 0 for the linear sequence.
+/// The probes of one key in a table of `len` cells under
+/// [`ProbeSequence::Linear`], as an endless iterator: probe j is
+/// `reduce(x + j·y, len)`.
 ///
-/// The iterator keeps the differences, so each probe costs three adds
-/// (one for the linear sequence) and a multiply-shift; no probe depends on
-/// a loaded value, so a lookup can load several at once.
+/// Why two types and not one with a runtime flag: a filter dispatches on its
+/// sequence once per call and then runs a loop generic over the probe type,
+/// so the linear loop carries none of the cubic arithmetic. A single type
+/// with z = 0 for the linear case measured 20 % slower 1M-key lookups: the
+/// compiler merged the two copies of the loop and kept the cubic adds.
 ///
 /// Positions may repeat within one key (about k²/2·len of the time); a
 /// filter must treat a repeat as two touches of the same cell.
 #[derive(Clone, Copy, Debug)]
-pub struct BloomProbes {
+pub struct LinearProbes {
+    /// x + j·y for the next j.
+    next: u64,
+    /// y.
+    step: u64,
+    len: usize,
+}
+
+impl LinearProbes {
+    /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
+    /// `hash`, in a table of `len` cells.
+    #[inline(always)]
+    pub fn new(hash: u64, len: usize) -> Self {
+        let x = mix64(hash);
+        LinearProbes {
+            next: x,
+            step: x.rotate_left(32) ^ STEP_SALT,
+            len,
+        }
+    }
+}
+
+impl Iterator for LinearProbes {
+    type Item = usize;
+
+    /// The next probe, in `0..len`. Never `None`: the sequence is endless,
+    /// and a filter takes its k.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let position = reduce(self.next, self.len);
+        self.next = self.next.wrapping_add(self.step);
+        Some(position)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+/// The probes of one key in a table of `len` cells under
+/// [`ProbeSequence::Cubic`], as an endless iterator: probe j is
+/// `reduce(x + j·y + (j³ − j)/6 · z, len)` mod 2^64, with x and y as in
+/// [`LinearProbes`] and z = x · an odd constant.
+///
+/// The iterator keeps the differences, so each probe costs three adds and
+/// a multiply-shift, and no probe depends on a loaded value.
+#[derive(Clone, Copy, Debug)]
+pub struct CubicProbes {
     /// x + j·y + T(j)·z for the next j, T(j) = (j³ − j)/6.
     next: u64,
-    /// The next difference, y + T'(j)·z with T'(j) = j(j+1)/2.
+    /// The next difference, y + j(j+1)/2 · z.
     step: u64,
     /// The next difference of the difference, (j + 1)·z.
     bend: u64,
@@ -179,21 +243,14 @@ pub struct BloomProbes {
     len: usize,
 }
 
-impl BloomProbes {
+impl CubicProbes {
     /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
-    /// `hash`, in a table of `len` cells whose keys probe `sequence`.
-    ///
-    /// Call it with a constant `sequence` (as
-    /// [`with_sequence`](Self::with_sequence) does): inlined, the linear
-    /// sequence then compiles without the cubic term.
+    /// `hash`, in a table of `len` cells.
     #[inline(always)]
-    pub fn new(hash: u64, len: usize, sequence: ProbeSequence) -> Self {
+    pub fn new(hash: u64, len: usize) -> Self {
         let x = mix64(hash);
-        let z = match sequence {
-            ProbeSequence::Linear => 0,
-            ProbeSequence::Cubic => x.wrapping_mul(BEND_MULTIPLIER),
-        };
-        BloomProbes {
+        let z = x.wrapping_mul(BEND_MULTIPLIER);
+        CubicProbes {
             next: x,
             step: x.rotate_left(32) ^ STEP_SALT,
             bend: z,
@@ -201,40 +258,12 @@ impl BloomProbes {
             len,
         }
     }
-
-    /// Calls `f` with the probes of the key whose raw hash is `hash`, in a
-    /// table of `len` cells whose keys probe `sequence`, and returns what it
-    /// returns.
-    ///
-    /// `f` is compiled once per sequence, each copy with its sequence a
-    /// constant, so the linear copy carries none of the cubic arithmetic:
-    /// one predictable branch per call is all large tables pay for small
-    /// ones' accuracy.
-    #[inline(always)]
-    pub fn with_sequence<R>(
-        hash: u64,
-        len: usize,
-        sequence: ProbeSequence,
-        f: impl FnOnce(BloomProbes) -> R,
-    ) -> R {
-        match sequence {
-            ProbeSequence::Linear => f(BloomProbes::new(hash, len, ProbeSequence::Linear)),
-            ProbeSequence::Cubic => f(BloomProbes::new(hash, len, ProbeSequence::Cubic)),
-        }
-    }
-
-    /// The first `k` probes, in order.
-    #[inline(always)]
-    pub fn first(self, k: u32) -> std::iter::Take<Self> {
-        self.take(k as usize)
-    }
 }
 
-impl Iterator for BloomProbes {
+impl Iterator for CubicProbes {
     type Item = usize;
 
-    /// The next probe, in `0..len`. Never `None`: the sequence is endless,
-    /// and a filter takes its k.
+    /// The next probe, in `0..len`. Never `None`.
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         let position = reduce(self.next, self.len);
@@ -249,6 +278,18 @@ impl Iterator for BloomProbes {
     }
 }
 
+/// The first `k` probes of the key whose raw hash is `hash` in a table of
+/// `len` cells probed by `sequence`, collected: for tests, diagnostics and
+/// cold paths. Hot paths match on the sequence and run a loop generic over
+/// [`LinearProbes`] / [`CubicProbes`].
+pub fn probe_positions(hash: u64, len: usize, sequence: ProbeSequence, k: u32) -> Vec<usize> {
+    let k = k as usize;
+    match sequence {
+        ProbeSequence::Linear => LinearProbes::new(hash, len).take(k).collect(),
+        ProbeSequence::Cubic => CubicProbes::new(hash, len).take(k).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,7 +301,7 @@ mod tests {
             [ProbeSequence::Linear, ProbeSequence::Cubic].map(|sequence| (len, sequence))
         }) {
             for hash in [0u64, 1, u64::MAX, 0xDEAD_BEEF, 12345] {
-                let ps: Vec<usize> = BloomProbes::new(hash, len, sequence).first(20).collect();
+                let ps = probe_positions(hash, len, sequence, 20);
                 assert_eq!(ps.len(), 20);
                 assert!(ps.iter().all(|&p| p < len), "{len}: {ps:?}");
                 // Twenty probes in a table of a million cells or more
@@ -303,8 +344,7 @@ mod tests {
                     (ProbeSequence::Linear, 0),
                     (ProbeSequence::Cubic, x.wrapping_mul(BEND_MULTIPLIER)),
                 ] {
-                    let probes: Vec<usize> =
-                        BloomProbes::new(hash, len, sequence).first(300).collect();
+                    let probes = probe_positions(hash, len, sequence, 300);
                     for (j, &p) in probes.iter().enumerate() {
                         let j = j as u64;
                         let cubic = (j * j * j - j) / 6;
@@ -332,8 +372,7 @@ mod tests {
         let collapsed = |sequence| {
             (0..200_000u64)
                 .filter(|&h| {
-                    let mut cells: Vec<usize> =
-                        BloomProbes::new(h, len, sequence).first(k).collect();
+                    let mut cells = probe_positions(h, len, sequence, k);
                     cells.sort_unstable();
                     cells.dedup();
                     cells.len() <= 3
@@ -351,13 +390,13 @@ mod tests {
 
     #[test]
     fn hash_zero_gets_k_distinct_probes() {
-        let ps: Vec<usize> = BloomProbes::new(0, 1 << 20, ProbeSequence::Linear)
-            .first(10)
-            .collect();
-        let mut distinct = ps.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        assert_eq!(distinct.len(), 10, "{ps:?}");
+        for sequence in [ProbeSequence::Linear, ProbeSequence::Cubic] {
+            let ps = probe_positions(0, 1 << 20, sequence, 10);
+            let mut distinct = ps.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), 10, "{sequence:?}: {ps:?}");
+        }
     }
 
     #[test]
@@ -366,9 +405,7 @@ mod tests {
         let len = 1024;
         let mut seen = vec![false; len];
         for h in 0..2000u64 {
-            seen[BloomProbes::new(h, len, ProbeSequence::Linear)
-                .next()
-                .unwrap()] = true;
+            seen[probe_positions(h, len, ProbeSequence::Linear, 1)[0]] = true;
         }
         let filled = seen.iter().filter(|&&s| s).count();
         // 2000 uniform throws into 1024 cells leave ≈ 1024·e^(−2000/1024) ≈ 145
@@ -384,7 +421,7 @@ mod tests {
         let len = 1000;
         let mut seen = vec![false; len];
         for h in 0..200u64 {
-            for p in BloomProbes::new(h, len, ProbeSequence::Linear).first(3) {
+            for p in probe_positions(h, len, ProbeSequence::Linear, 3) {
                 seen[p] = true;
             }
         }
