@@ -101,9 +101,8 @@
 //!   run time). Pick [`CountingBloomFilter`] when memory matters most: it is
 //!   2.8 % smaller at p = 1 % and 7.4 % at 0.1 %, and it stays within 4.3×
 //!   of a classic filter at every p, where the blocked one does only for
-//!   p ≥ 0.1 %. Pick [`BlockedCountingBloomFilter`] for small sets: it
-//!   meets p at every size, where the classic layout exceeds it below a
-//!   few hundred items.
+//!   p ≥ 0.1 %. Both meet p at every size (the classic layout's small
+//!   tables probe a cubic sequence for that, from format 1.1).
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
 //!   from its layout given Poisson block loads (the classic independent-counter
 //!   approximation overstated it by up to 4 %, and so oversized filters);
