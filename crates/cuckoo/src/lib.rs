@@ -137,6 +137,7 @@ mod encoding;
 mod filter;
 mod position;
 mod search;
+mod std_traits;
 mod table;
 #[cfg(test)]
 mod test_rng;
