@@ -109,7 +109,7 @@ pub(crate) struct Victim {
 /// to is then missing. Remove only items you inserted, or check with an exact
 /// set first. Removing an item the filter reports absent is always safe: it
 /// returns `false` and changes nothing.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CuckooFilter<S = DefaultHashBuilder> {
     pub(crate) table: Table,
     pub(crate) len: usize,
@@ -616,6 +616,28 @@ impl<S: BuildHasher> CuckooFilter<S> {
             };
         }
         true
+    }
+
+    /// Removes every item, keeping the table's shape and the hasher: the
+    /// filter is then equal to a new one of the same shape, eviction
+    /// generator included, so the same inserts give the same table again.
+    ///
+    /// ```
+    /// let mut filter = cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?;
+    /// filter.insert("a")?;
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains("a"));
+    /// assert_eq!(filter, cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?);
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.len = 0;
+        self.victim = Victim {
+            bucket: 0,
+            fingerprint: 0,
+        };
+        self.rng = SplitMix64::seed_from_u64(EVICTION_SEED);
     }
 
     /// Items held: successful inserts minus successful removes.

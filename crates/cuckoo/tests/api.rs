@@ -1,5 +1,5 @@
 //! The standard traits and conveniences a user expects: thread safety,
-//! a short `Debug` and equality of whole state.
+//! a short `Debug`, equality of whole state, and `clear`.
 
 use cuckoo::{CuckooFilter, DefaultHashBuilder};
 use filter_core::testing::keys;
@@ -56,4 +56,28 @@ fn equal_exactly_when_the_bytes_are_equal() {
     d.insert_hash(42).unwrap();
     e.insert_hash(42).unwrap();
     assert_ne!(d, e);
+}
+
+#[test]
+fn clear_gives_back_a_new_filter() {
+    let fresh = CuckooFilter::with_fpr(2_000, 0.01).unwrap();
+    let mut filter = fresh.clone();
+    // Fill past capacity so that the victim slot and the eviction generator
+    // are in use too.
+    let mut i = 0;
+    while filter.insert(&keys::key(9, i)).is_ok() {
+        i += 1;
+    }
+    assert!(filter.is_full());
+    filter.clear();
+    assert!(filter.is_empty() && !filter.is_full());
+    assert_eq!(filter, fresh);
+    // The same inserts then give the same table as in a new filter.
+    let mut again = fresh.clone();
+    for i in 0..1_900 {
+        filter.insert(&keys::key(9, i)).unwrap();
+        again.insert(&keys::key(9, i)).unwrap();
+    }
+    assert_eq!(filter, again);
+    assert!((0..1_900).all(|i| filter.contains(&keys::key(9, i))));
 }
