@@ -3,7 +3,7 @@
 //! the two types differ only in their layout and format kind, and their
 //! documentation.
 
-/// Implements constructors, lookups, serialization and the
+/// Implements constructors, lookups, accessors, serialization and the
 /// `Debug`, `PartialEq`, `Eq` and `Filter` traits for
 /// `$name<F, S>`, a struct with fields `table: Table<$layout, F>` and `hasher: S`.
 macro_rules! static_filter_api {
@@ -121,6 +121,18 @@ macro_rules! static_filter_api {
             /// The bytes of the fingerprint table.
             pub fn memory_bytes(&self) -> usize {
                 self.table.memory_bytes()
+            }
+
+            /// The fingerprint width in bits (`F::BITS`: 8 or 16); the
+            /// false-positive rate is `2^-fingerprint_bits`.
+            pub fn fingerprint_bits(&self) -> u32 {
+                F::BITS
+            }
+
+            /// The number of fingerprint slots in the table (a little more
+            /// than [`len`](Self::len): the layout's size factor).
+            pub fn slots(&self) -> usize {
+                self.table.fingerprints.len()
             }
 
             /// Table bits per distinct key (the table's bits when there are none).

@@ -1,5 +1,5 @@
 //! The standard traits and accessors a user expects: thread safety, a short
-//! `Debug` and equality of whole state.
+//! `Debug`, equality of whole state, and the shape the filter chose.
 
 use filter_core::testing::keys;
 use xor_filter::{BinaryFuse8, BinaryFuse16, DefaultHashBuilder, Xor8, Xor16};
@@ -32,6 +32,20 @@ fn debug_shows_the_shape_not_the_table() {
     }
     let text = format!("{:?}", Xor16::from_keys(&members).unwrap());
     assert!(text.starts_with("Xor {") && text.contains("fingerprint_bits: 16"));
+}
+
+#[test]
+fn accessors_report_the_shape() {
+    let members = keys::members(4, 10_000);
+    let fuse = BinaryFuse16::from_keys(&members).unwrap();
+    assert_eq!(fuse.fingerprint_bits(), 16);
+    assert_eq!(fuse.memory_bytes(), 2 * fuse.slots());
+    assert!(fuse.slots() > fuse.len());
+    let xor = Xor8::from_keys(&members).unwrap();
+    assert_eq!(xor.fingerprint_bits(), 8);
+    // The xor layout: 1.23 n + 32 slots, rounded to three equal blocks.
+    assert!(xor.slots().abs_diff(12_332) <= 3, "{}", xor.slots());
+    assert_eq!(xor.memory_bytes(), xor.slots());
 }
 
 #[test]
