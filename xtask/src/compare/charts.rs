@@ -3,7 +3,7 @@
 //!
 //! - `comparison-fpr.svg`: measured false-positive rate against bits per
 //!   key, over the theoretical curves and the lower bound;
-//! - `comparison-lookup.svg`: lookup ns/key (hit and miss), by filter and size;
+//! - `comparison-lookup.svg`: lookup ns/key (hit, miss and mixed), by filter and size;
 //! - `comparison-build.svg`: build or insert ns/key (and remove), by filter and size.
 
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ pub(crate) const FILES: [(&str, &str); 3] = [
     ),
     (
         "comparison-lookup.svg",
-        "Lookup ns/key by filter and size (hit and miss)",
+        "Lookup ns/key by filter and size (member, non-member and shuffled half-and-half)",
     ),
     (
         "comparison-build.svg",
