@@ -677,6 +677,34 @@ impl<S: BuildHasher> CuckooFilter<S> {
         self.len as f64 / self.capacity() as f64
     }
 
+    /// The false-positive rate of the filter as it is now, from its load:
+    /// an absent item is compared with the occupied slots of two buckets
+    /// (`8 · load` on average), each a false match with probability
+    /// `1 / (2^f − 1)`, so the rate is `1 − (1 − 1/(2^f − 1))^(8 · load)`.
+    /// It grows with the load, up to the rate [`with_fpr`](CuckooFilter::with_fpr)
+    /// promises at `expected_items`. (The `bloom` crate's filters have a
+    /// method of the same name, estimated from their fill.)
+    ///
+    /// ```
+    /// let mut filter = cuckoo::CuckooFilter::with_fpr(100_000, 0.01)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for i in 0..100_000u64 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// let estimate = filter.estimated_fpr(); // 0.74 % at 95 % load, f = 10
+    /// assert!((0.007..0.0075).contains(&estimate), "{estimate}");
+    /// // 200,000 absent items: 1,480 ± 38 (binomial σ) false positives
+    /// // expected; 5σ is 190.
+    /// let hits = (100_000..300_000u64).filter(|i| filter.contains(i)).count();
+    /// assert!((hits as f64 - estimate * 200_000.0).abs() < 190.0, "{hits}");
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let values = f64::from(self.table.fingerprint_bits()).exp2() - 1.0;
+        let compared = 2.0 * SLOTS as f64 * self.load_factor();
+        1.0 - (1.0 - 1.0 / values).powf(compared)
+    }
+
     /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
     /// whole bytes, plus 7 padding bytes.
     pub fn memory_bytes(&self) -> usize {
