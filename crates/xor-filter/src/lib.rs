@@ -33,6 +33,18 @@
 //! # Ok::<(), xor_filter::Error>(())
 //! ```
 //!
+//! # How it works
+//!
+//! Each key maps to three slots of a table of fingerprints, and the table is
+//! filled so that the three slots of every key xor to the key's own
+//! fingerprint: a lookup reads three slots and compares. Construction
+//! *peels* the keys: it repeatedly takes a slot that only one remaining key
+//! maps to, sets that key aside and removes it, until every key is set aside
+//! (or a seed fails and the next one is tried); assigning the keys in reverse
+//! order then gives each its free slot to fix the xor with. An absent key
+//! matches when three unrelated slots happen to xor to its fingerprint:
+//! probability 2^-8 or 2^-16.
+//!
 //! # Design decisions
 //!
 //! - **One construction for all four types.** The layouts differ only in
