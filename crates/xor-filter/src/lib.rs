@@ -59,9 +59,9 @@
 //!   cache misses. Peeling in order of discovery lets the slots a few steps
 //!   ahead be prefetched (the crate's one `unsafe` block, `prefetch.rs`), so
 //!   misses overlap instead of queueing. Against `xorf` 0.13 (a port of the
-//!   reference code) on the same pre-hashed keys, builds take 0.2–0.4× its
-//!   time for xor and ~0.5–0.6× for binary fuse, lookups 0.7–1.0× (see the
-//!   README).
+//!   reference code) on the same keys and hasher, builds take 0.2–0.4× its
+//!   time for xor and 0.3–0.7× for binary fuse, and lookups are level (see
+//!   the README).
 //! - **Keys sorted by first slot before peeling.** A one-pass counting sort
 //!   on the mixed hash's top bits makes the binary fuse construction sweep its
 //!   tables instead of missing the cache on every key.
