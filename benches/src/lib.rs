@@ -213,3 +213,10 @@ pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
         group.finish();
     }
 }
+
+/// The root README's example, compiled and run as a doctest so it cannot
+/// rot. It lives here because this is the one library that sees every
+/// filter crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct RootReadmeDoctests;

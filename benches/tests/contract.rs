@@ -172,3 +172,44 @@ fn every_filter_refuses_another_kinds_bytes() -> Result<(), Error> {
     ));
     Ok(())
 }
+
+/// Compile-time: every filter is `Send + Sync` (shared behind an `Arc`,
+/// moved into a thread), `Clone` and `Debug`, as a user expects of a
+/// collection.
+#[test]
+fn every_filter_is_send_sync_clone_and_debug() {
+    fn expected<T: Send + Sync + Clone + std::fmt::Debug>() {}
+    expected::<BloomFilter>();
+    expected::<BlockedBloomFilter>();
+    expected::<CountingBloomFilter>();
+    expected::<BlockedCountingBloomFilter>();
+    expected::<CuckooFilter>();
+    expected::<Xor8>();
+    expected::<Xor16>();
+    expected::<BinaryFuse8>();
+    expected::<BinaryFuse16>();
+}
+
+/// `{:?}` of a filter shows its shape, not its table: a megabyte filter in
+/// a log line must not print megabytes. The `bloom` crate's filters are not
+/// held to it yet: `BlockedBloomFilter`'s derived `Debug` prints every block
+/// (1.4 MB of text at 10^6 keys), and `BloomFilter`'s prints its bit set's
+/// heap address, so its output differs between equal filters.
+#[test]
+fn debug_of_a_large_filter_is_short() -> Result<(), Error> {
+    let keys: Vec<u64> = (0..1_000_000).collect();
+    let texts = [
+        format!("{:?}", CountingBloomFilter::with_fpr(1_000_000, 0.01)?),
+        format!(
+            "{:?}",
+            BlockedCountingBloomFilter::with_fpr(1_000_000, 0.01)?
+        ),
+        format!("{:?}", CuckooFilter::with_fpr(1_000_000, 0.01)?),
+        format!("{:?}", BinaryFuse8::from_keys(&keys)?),
+        format!("{:?}", Xor16::from_keys(&keys)?),
+    ];
+    for text in texts {
+        assert!(text.len() < 300, "{} bytes: {}", text.len(), &text[..300]);
+    }
+    Ok(())
+}

@@ -1,16 +1,21 @@
 //! A cuckoo filter: an approximate set that supports deletes, fills to about
 //! 95 % of its slots, and never loses a key.
 //!
-//! Partial-key cuckoo hashing (Fan, Andersen, Kaminsky, Mitzenmacher,
-//! "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014): each item is
-//! an `f`-bit fingerprint stored in one of two buckets of four slots. The
-//! second bucket is computed from the first and the fingerprint alone, so a
-//! resident can be moved ("kicked") to its other bucket without knowing its
-//! key, and an item can be removed by clearing its fingerprint.
-//!
 //! Use it where items come and go (caches, sessions, dedup windows) and a
-//! Bloom filter's lack of deletes would force periodic rebuilds. For a set
-//! that never changes, a static filter (`xor-filter`) is smaller still.
+//! Bloom filter's lack of deletes would force periodic rebuilds. It costs
+//! about 10.5 bits per item for a 1 % false-positive rate (a Bloom filter:
+//! 9.6, without deletes; a counting Bloom filter: 38, with them), and an
+//! insert past its capacity returns [`Error::Full`] instead of losing a
+//! key. For a set that never changes, a static filter (the `xor-filter`
+//! crate) is smaller still.
+//!
+//! How it works: partial-key cuckoo hashing (Fan, Andersen, Kaminsky,
+//! Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT
+//! 2014). Each item is an `f`-bit fingerprint (a few bits of its hash)
+//! stored in one of two buckets of four slots. The second bucket is
+//! computed from the first and the fingerprint alone, so a resident can be
+//! moved ("kicked") to its other bucket without knowing its key, and an item
+//! can be removed by clearing its fingerprint.
 //!
 //! # Space and false-positive rate
 //!
@@ -137,6 +142,7 @@ mod encoding;
 mod filter;
 mod position;
 mod search;
+mod std_traits;
 mod table;
 #[cfg(test)]
 mod test_rng;

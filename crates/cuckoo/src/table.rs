@@ -738,6 +738,11 @@ impl Table {
             .sum()
     }
 
+    /// Empties every slot; the shape stays.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.fill(0);
+    }
+
     /// Whether every bit past the last bucket is 0.
     pub(crate) fn padding_is_clear(&self) -> bool {
         let used = self.buckets * self.bucket_bits as usize;

@@ -1,8 +1,10 @@
-//! The public methods of [`Xor`](crate::Xor) and
-//! [`BinaryFuse`](crate::BinaryFuse), written once: the two types differ only
-//! in their layout and format kind, and their documentation.
+//! The public methods and trait impls (`Debug`, `PartialEq`, `Filter`) of
+//! [`Xor`](crate::Xor) and [`BinaryFuse`](crate::BinaryFuse), written once:
+//! the two types differ only in their layout and format kind, and their
+//! documentation.
 
-/// Implements constructors, lookups, serialization and the `Filter` trait for
+/// Implements constructors, lookups, accessors, serialization and the
+/// `Debug`, `PartialEq`, `Eq` and `Filter` traits for
 /// `$name<F, S>`, a struct with fields `table: Table<$layout, F>` and `hasher: S`.
 macro_rules! static_filter_api {
     ($name:ident, $layout:ty, $kind:ident) => {
@@ -121,6 +123,18 @@ macro_rules! static_filter_api {
                 self.table.memory_bytes()
             }
 
+            /// The fingerprint width in bits (`F::BITS`: 8 or 16); the
+            /// false-positive rate is `2^-fingerprint_bits`.
+            pub fn fingerprint_bits(&self) -> u32 {
+                F::BITS
+            }
+
+            /// The number of fingerprint slots in the table (a little more
+            /// than [`len`](Self::len): the layout's size factor).
+            pub fn slots(&self) -> usize {
+                self.table.fingerprints.len()
+            }
+
             /// Table bits per distinct key (the table's bits when there are none).
             pub fn bits_per_key(&self) -> f64 {
                 (self.memory_bytes() * 8) as f64 / self.len().max(1) as f64
@@ -137,6 +151,32 @@ macro_rules! static_filter_api {
                     .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
             }
         }
+
+        impl<F: Fingerprint, S> std::fmt::Debug for $name<F, S> {
+            /// The shape, not the table: a table can be gigabytes, and a
+            /// `{:?}` in a log line should not print it.
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("len", &self.table.keys)
+                    .field("fingerprint_bits", &F::BITS)
+                    .field("slots", &self.table.fingerprints.len())
+                    .field("memory_bytes", &self.table.memory_bytes())
+                    .finish_non_exhaustive()
+            }
+        }
+
+        /// Two filters are equal when they hold the same table (layout,
+        /// seed, key count and fingerprints) and their hashers hash the probe
+        /// keys alike (the check `from_bytes` makes): exactly when their
+        /// `to_bytes` are equal. Equal filters answer every query alike.
+        impl<F: Fingerprint, S: BuildHasher> PartialEq for $name<F, S> {
+            fn eq(&self, other: &Self) -> bool {
+                self.table == other.table
+                    && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+            }
+        }
+
+        impl<F: Fingerprint, S: BuildHasher> Eq for $name<F, S> {}
 
         impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for $name<F, S> {
             #[inline]

@@ -58,7 +58,7 @@ use crate::table::Table;
 /// assert!(fp <= 33, "{fp}");
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BinaryFuse<F: Fingerprint, S = DefaultHashBuilder> {
     table: Table<FuseLayout, F>,
     hasher: S,

@@ -13,6 +13,11 @@
 //! blocklist, a build's file set), these are the smallest and fastest filters
 //! in the workspace. They cannot take inserts: rebuild instead.
 //!
+//! Which one: [`BinaryFuse8`] for a 0.39 % false-positive rate, or
+//! [`BinaryFuse16`] where a false positive is expensive (0.0015 %, twice the
+//! space). The xor filters ([`Xor8`], [`Xor16`]) are 9 % larger and no
+//! faster to build or query.
+//!
 //! # Examples
 //!
 //! ```
@@ -28,6 +33,18 @@
 //! # Ok::<(), xor_filter::Error>(())
 //! ```
 //!
+//! # How it works
+//!
+//! Each key maps to three slots of a table of fingerprints, and the table is
+//! filled so that the three slots of every key xor to the key's own
+//! fingerprint: a lookup reads three slots and compares. Construction
+//! *peels* the keys: it repeatedly takes a slot that only one remaining key
+//! maps to, sets that key aside and removes it, until every key is set aside
+//! (or a seed fails and the next one is tried); assigning the keys in reverse
+//! order then gives each its free slot to fix the xor with. An absent key
+//! matches when three unrelated slots happen to xor to its fingerprint:
+//! probability 2^-8 or 2^-16.
+//!
 //! # Design decisions
 //!
 //! - **One construction for all four types.** The layouts differ only in
@@ -42,9 +59,9 @@
 //!   cache misses. Peeling in order of discovery lets the slots a few steps
 //!   ahead be prefetched (the crate's one `unsafe` block, `prefetch.rs`), so
 //!   misses overlap instead of queueing. Against `xorf` 0.13 (a port of the
-//!   reference code) on the same pre-hashed keys, builds take 0.2–0.4× its
-//!   time for xor and ~0.5–0.6× for binary fuse, lookups 0.7–1.0× (see the
-//!   README).
+//!   reference code) on the same keys and hasher, builds take 0.2–0.4× its
+//!   time for xor and 0.3–0.7× for binary fuse, and lookups are level (see
+//!   the README).
 //! - **Keys sorted by first slot before peeling.** A one-pass counting sort
 //!   on the mixed hash's top bits makes the binary fuse construction sweep its
 //!   tables instead of missing the cache on every key.

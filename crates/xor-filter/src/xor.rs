@@ -58,7 +58,7 @@ use crate::table::Table;
 /// assert!(fp <= 33, "{fp}");
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Xor<F: Fingerprint, S = DefaultHashBuilder> {
     table: Table<XorLayout, F>,
     hasher: S,

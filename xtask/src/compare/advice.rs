@@ -85,6 +85,22 @@ pub(crate) fn section(rows: &[Row]) -> String {
         s.push_str(".\n");
     }
 
+    // Rare false positives: the rate of the 16-bit fingerprint filters, for
+    // when a false positive costs a disk read or a network round trip.
+    let rare = |r: &&Row| r.measured_fpr() <= 0.0001;
+    if let Some(best) = min_by(ours_at(large).filter(rare), Row::bits_per_key) {
+        let _ = writeln!(
+            s,
+            "- **Rare false positives (≈0.0015 %, where each one is expensive):** {} with \
+             {:.2} bits/key at {} measured ({} of {} non-members).",
+            describe(best),
+            best.bits_per_key(),
+            pct(best.measured_fpr()),
+            best.accuracy.false_positives,
+            count(best.accuracy.queries),
+        );
+    }
+
     // Fastest lookup, out of cache and in cache.
     let mut places = vec![(large, "largest size")];
     if small != large {
@@ -201,4 +217,79 @@ pub(crate) fn section(rows: &[Row]) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::measure::{Accuracy, Entry, Sample};
+    use crate::compare::subject::{Family, Target};
+    use crate::compare::workload::Workload;
+    use crate::compare::{Result, measure::Timing};
+
+    fn unmeasured(_: &Workload, _: Target) -> Result<Sample> {
+        Err("not measured in this test".into())
+    }
+
+    /// One of our static filters at 1M keys with `bits` bits/key and
+    /// `false_positives` among 1M non-members.
+    fn static_row(name: &'static str, family: Family, bits: usize, false_positives: usize) -> Row {
+        let n = 1_000_000;
+        let timing = Timing {
+            build_ns: 20.0,
+            hit_ns: 4.0,
+            miss_ns: 4.0,
+            mixed_ns: 4.0,
+            remove_ns: None,
+        };
+        Row {
+            entry: Entry {
+                name,
+                krate: "xor-filter",
+                family,
+                peer: false,
+                hasher: "none",
+                dynamic: false,
+                remove: false,
+                sized: false,
+                deterministic: true,
+                measure: unmeasured,
+            },
+            n,
+            target: Target::Fixed,
+            accuracy: Accuracy {
+                params: String::new(),
+                memory_bytes: bits * n / 8,
+                expected_fpr: 0.0,
+                queries: 1_000_000,
+                false_positives,
+                false_negatives: 0,
+                retries: None,
+                failed_removes: None,
+            },
+            timing,
+            per_rep: vec![timing],
+        }
+    }
+
+    #[test]
+    fn the_advice_names_a_filter_for_rare_false_positives() {
+        let rows = [
+            static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900),
+            static_row("BinaryFuse16", Family::BinaryFuse16, 18, 15),
+            static_row("Xor16", Family::Xor16, 20, 15),
+        ];
+        let text = section(&rows);
+        let line = text
+            .lines()
+            .find(|l| l.contains("Rare false positives"))
+            .unwrap_or_else(|| panic!("no rare-FP line in {text}"));
+        assert!(
+            line.contains("**BinaryFuse16** (xor-filter) with 18.00 bits/key"),
+            "{line}"
+        );
+        assert!(line.contains("(15 of 1M non-members)"), "{line}");
+        // Without a 16-bit filter in the run, there is no such line.
+        assert!(!section(&rows[..1]).contains("Rare false positives"));
+    }
 }

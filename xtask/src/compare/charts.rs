@@ -3,7 +3,7 @@
 //!
 //! - `comparison-fpr.svg`: measured false-positive rate against bits per
 //!   key, over the theoretical curves and the lower bound;
-//! - `comparison-lookup.svg`: lookup ns/key (hit and miss), by filter and size;
+//! - `comparison-lookup.svg`: lookup ns/key (hit, miss and mixed), by filter and size;
 //! - `comparison-build.svg`: build or insert ns/key (and remove), by filter and size.
 
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ pub(crate) const FILES: [(&str, &str); 3] = [
     ),
     (
         "comparison-lookup.svg",
-        "Lookup ns/key by filter and size (hit and miss)",
+        "Lookup ns/key by filter and size (member, non-member and shuffled half-and-half)",
     ),
     (
         "comparison-build.svg",
@@ -85,7 +85,21 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
         ],
     )
     .map_err(chart_error)?;
+    for path in &paths {
+        stamp(path)?;
+    }
     Ok(paths)
+}
+
+/// Puts the generated-file notice first in an SVG file, as an XML comment
+/// (plotters starts the file with the `<svg>` element), so that a reader who
+/// opens the chart's source knows where it came from.
+fn stamp(path: &Path) -> Result<()> {
+    let svg = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let stamped = format!("<!-- {} -->\n{svg}", super::report::GENERATED);
+    std::fs::write(path, stamped).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(())
 }
 
 type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
@@ -205,6 +219,41 @@ fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
 
 type Metric = fn(&Row) -> Option<f64>;
 
+/// The bar charts' width in pixels.
+const WIDTH: u32 = 1100;
+/// The bar charts' header: the title, and under it the legend row.
+const HEADER_HEIGHT: u32 = 72;
+const LEGEND_Y: i32 = 44;
+
+/// The left edge of each legend entry (swatch, gap, name), side by side
+/// from the left margin. Widths are estimated at 8 px per character of
+/// 15 px sans-serif, a generous average, so entries never overlap; the
+/// entries used to sit at fixed 200 px steps from x = 700, and a third
+/// series fell off the 1100 px canvas.
+fn legend_x(names: &[&str]) -> Vec<i32> {
+    let mut x = 20;
+    names
+        .iter()
+        .map(|name| {
+            let at = x;
+            x += entry_width(name) + 30;
+            at
+        })
+        .collect()
+}
+
+/// A legend entry's estimated width: swatch, gap and name.
+fn entry_width(name: &str) -> i32 {
+    22 + 8 * i32::try_from(name.chars().count()).unwrap_or(i32::MAX / 16)
+}
+
+/// Where the last legend entry ends, by the same estimate.
+#[cfg(test)]
+fn legend_end(names: &[&str]) -> i32 {
+    let last = names.last().map_or(0, |n| entry_width(n));
+    legend_x(names).last().map_or(0, |x| x + last)
+}
+
 /// Horizontal bars, one panel per size, one or two bars per row.
 fn bar_chart(
     path: &Path,
@@ -216,18 +265,25 @@ fn bar_chart(
     sizes.dedup();
     let per_size = rows.iter().filter(|r| r.n == sizes[0]).count().max(1);
     let panel_height = 70 + 26 * per_size as u32;
-    let root =
-        SVGBackend::new(path, (1100, 50 + panel_height * sizes.len() as u32)).into_drawing_area();
+    let root = SVGBackend::new(
+        path,
+        (WIDTH, HEADER_HEIGHT + panel_height * sizes.len() as u32),
+    )
+    .into_drawing_area();
     root.fill(&WHITE)?;
-    let (header, body) = root.split_vertically(50);
+    let (header, body) = root.split_vertically(HEADER_HEIGHT);
     header.draw(&Text::new(
         format!("{title}; [crate] marks a peer"),
-        (20, 15),
+        (20, 10),
         (FONT, 22),
     ))?;
-    for ((name, color, _), x) in series.iter().zip((700..).step_by(200)) {
-        header.draw(&Rectangle::new([(x, 20), (x + 16, 34)], color.filled()))?;
-        header.draw(&Text::new(name.to_string(), (x + 22, 20), (FONT, 15)))?;
+    let names: Vec<&str> = series.iter().map(|(name, _, _)| *name).collect();
+    for ((name, color, _), x) in series.iter().zip(legend_x(&names)) {
+        header.draw(&Rectangle::new(
+            [(x, LEGEND_Y), (x + 16, LEGEND_Y + 14)],
+            color.filled(),
+        ))?;
+        header.draw(&Text::new(name.to_string(), (x + 22, LEGEND_Y), (FONT, 15)))?;
     }
     let panels = body.split_evenly((sizes.len(), 1));
     for (panel, &n) in panels.iter().zip(&sizes) {
@@ -296,4 +352,46 @@ fn bar_panel(
         root.draw(&Text::new(r.label(), (px - 8, py), style))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_legend_entry_fits_on_the_canvas() {
+        // The series of both bar charts, as `write` draws them.
+        let lookup = [
+            "member (hit)",
+            "non-member (miss)",
+            "half and half, shuffled",
+        ];
+        let build = ["build / insert", "remove"];
+        for names in [&lookup[..], &build[..]] {
+            let xs = legend_x(names);
+            assert_eq!(xs.len(), names.len());
+            assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+            assert!(
+                legend_end(names) < i32::try_from(WIDTH).unwrap(),
+                "{names:?}: {xs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stamped_svg_says_it_is_generated_and_is_otherwise_unchanged() {
+        let path =
+            std::env::temp_dir().join(format!("xtask-stamp-test-{}.svg", std::process::id()));
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n";
+        std::fs::write(&path, svg).unwrap();
+        stamp(&path).unwrap();
+        let stamped = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            stamped,
+            format!("<!-- generated by `cargo xtask compare`, do not edit -->\n{svg}")
+        );
+        // "--" may not appear inside an XML comment.
+        assert!(!super::super::report::GENERATED.contains("--"));
+    }
 }

@@ -76,6 +76,12 @@ impl Row {
 /// `0.0015 %`.
 pub(crate) fn pct(p: f64) -> String {
     let v = p * 100.0;
+    // A measured rate of 0 (no false positive among the queries, as a
+    // 16-bit filter at small n can show) has no significant digits: its
+    // log10 is -inf, which the digit count below cannot take.
+    if v == 0.0 {
+        return "0 %".into();
+    }
     let digits = if v >= 1.0 {
         if v.fract() == 0.0 { 0 } else { 2 }
     } else {
@@ -114,6 +120,7 @@ mod tests {
         assert_eq!(pct(0.001), "0.1 %");
         assert_eq!(pct(0.00390625), "0.391 %");
         assert_eq!(pct(1.0 / 65536.0), "0.00153 %");
+        assert_eq!(pct(0.0), "0 %");
         assert_eq!(count(100_000), "100k");
         assert_eq!(count(10_000_000), "10M");
         assert_eq!(count(2_500_000), "2.5M");

@@ -1,0 +1,40 @@
+//! The standard traits a user expects beyond `Clone`: a `Debug` that shows
+//! the filter's shape instead of its table, and equality of whole state.
+
+use std::fmt;
+use std::hash::BuildHasher;
+
+use filter_core::HasherProbe;
+
+use crate::filter::CuckooFilter;
+
+impl<S> fmt::Debug for CuckooFilter<S> {
+    /// The shape and fill, not the table: a table can be gigabytes, and a
+    /// `{:?}` in a log line should not print it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("len", &self.len)
+            .field("buckets", &self.table.buckets())
+            .field("fingerprint_bits", &self.table.fingerprint_bits())
+            .field("is_full", &(self.victim.fingerprint != 0))
+            .field("memory_bytes", &self.table.bytes().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two filters are equal when they hold the same table, item count, victim
+/// slot and eviction generator state, and their hashers hash the probe keys
+/// alike (the check [`from_bytes`](CuckooFilter::from_bytes) makes): exactly
+/// when their [`to_bytes`](CuckooFilter::to_bytes) are equal. Equal filters
+/// answer every query alike and stay equal under the same operations.
+impl<S: BuildHasher> PartialEq for CuckooFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len
+            && self.victim == other.victim
+            && self.rng.state() == other.rng.state()
+            && self.table == other.table
+            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+    }
+}
+
+impl<S: BuildHasher> Eq for CuckooFilter<S> {}
