@@ -63,12 +63,12 @@ const WORD_BITS: usize = usize::BITS as usize;
 /// assert!((filter.estimated_fpr() - 0.01).abs() < 0.001);
 /// # Ok::<(), bloom::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BloomFilter<S = DefaultHashBuilder> {
-    bits: FixedBitSet,
-    hashes: u32,
-    sequence: ProbeSequence,
-    hasher: S,
+    pub(crate) bits: FixedBitSet,
+    pub(crate) hashes: u32,
+    pub(crate) sequence: ProbeSequence,
+    pub(crate) hasher: S,
 }
 
 impl BloomFilter<DefaultHashBuilder> {

@@ -115,6 +115,7 @@ mod blocked;
 mod classic;
 mod encoding;
 mod simd;
+mod std_traits;
 
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS};
