@@ -174,11 +174,11 @@ fn every_filter_refuses_another_kinds_bytes() -> Result<(), Error> {
 }
 
 /// Compile-time: every filter is `Send + Sync` (shared behind an `Arc`,
-/// moved into a thread), `Clone` and `Debug`, as a user expects of a
-/// collection.
+/// moved into a thread), `Clone`, `Debug` and `Eq` (equal exactly when
+/// their bytes are), as a user expects of a collection.
 #[test]
-fn every_filter_is_send_sync_clone_and_debug() {
-    fn expected<T: Send + Sync + Clone + std::fmt::Debug>() {}
+fn every_filter_is_send_sync_clone_debug_and_eq() {
+    fn expected<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     expected::<BloomFilter>();
     expected::<BlockedBloomFilter>();
     expected::<CountingBloomFilter>();

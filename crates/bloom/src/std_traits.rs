@@ -1,7 +1,11 @@
 //! The standard traits a user expects beyond `Clone`, for both filters: a
-//! `Debug` that shows the filter's shape instead of its table.
+//! `Debug` that shows the filter's shape instead of its table, and equality
+//! of whole state.
 
 use std::fmt;
+use std::hash::BuildHasher;
+
+use filter_core::HasherProbe;
 
 use crate::block::{BLOCK_BITS, BLOCK_HASHES};
 use crate::{BlockedBloomFilter, BloomFilter};
@@ -32,3 +36,35 @@ impl<S> fmt::Debug for BlockedBloomFilter<S> {
             .finish_non_exhaustive()
     }
 }
+
+/// Two filters are equal when they have the same bit and hash counts, the
+/// same probe sequence and the same bits, and their hashers hash the probe
+/// keys alike (the check [`from_bytes`](BloomFilter::from_bytes) makes):
+/// exactly when their [`to_bytes`](BloomFilter::to_bytes) are equal. Equal
+/// filters answer every query alike and stay equal under the same inserts.
+impl<S: BuildHasher> PartialEq for BloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        // Storage bits past `bits` are zero (an invariant), so equal words
+        // of equal lengths are equal bit arrays.
+        self.bits.len() == other.bits.len()
+            && self.hashes == other.hashes
+            && self.sequence == other.sequence
+            && self.bits.as_slice() == other.bits.as_slice()
+            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+    }
+}
+
+impl<S: BuildHasher> Eq for BloomFilter<S> {}
+
+/// Two filters are equal when they have the same blocks and their hashers
+/// hash the probe keys alike: exactly when their
+/// [`to_bytes`](BlockedBloomFilter::to_bytes) are equal. The lookup kernel
+/// (AVX2 or portable) is not compared: both set and read the same bits.
+impl<S: BuildHasher> PartialEq for BlockedBloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+    }
+}
+
+impl<S: BuildHasher> Eq for BlockedBloomFilter<S> {}

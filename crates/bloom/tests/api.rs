@@ -1,12 +1,14 @@
-//! The standard traits a user expects: thread safety and a short `Debug`.
+//! The standard traits a user expects: thread safety, a short `Debug` and
+//! equality of whole state.
 
 use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder};
+use filter_core::testing::keys;
 
 /// Compile-time: a filter can be sent to and shared between threads (for
 /// example behind an `Arc<RwLock<_>>`).
 #[test]
 fn filters_are_send_and_sync() {
-    fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug>() {}
+    fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     assert_send_sync::<BloomFilter>();
     assert_send_sync::<BlockedBloomFilter<DefaultHashBuilder>>();
 }
@@ -43,4 +45,58 @@ fn debug_shows_the_shape_not_the_table() {
     ] {
         assert!(text.contains(field), "{field} missing from {text}");
     }
+}
+
+/// The checks of `equal_exactly_when_the_bytes_are_equal`, for either type:
+/// `new` makes an empty filter under a hasher, `load` reads bytes back.
+macro_rules! check_equality {
+    ($new:expr, $load:expr) => {{
+        let mut a = $new(DefaultHashBuilder::default());
+        let mut b = $new(DefaultHashBuilder::default());
+        assert_eq!(a, b);
+        for i in 0..900 {
+            a.insert(&keys::key(5, i));
+            b.insert(&keys::key(5, i));
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.clone(), a);
+
+        // Read back from its bytes: equal, and the bytes agree.
+        let loaded = $load(&a.to_bytes()).unwrap();
+        assert_eq!(a, loaded);
+        assert_eq!(a.to_bytes(), loaded.to_bytes());
+
+        // One item more (new, so it sets a bit) and they differ.
+        let mut c = b.clone();
+        assert!(c.insert_unique(&keys::key(5, 900)));
+        assert_ne!(a, c);
+        assert_ne!(a.to_bytes(), c.to_bytes());
+
+        // The same bits under a hasher that hashes differently: not equal,
+        // as `from_bytes` would refuse one's bytes under the other's hasher.
+        let mut d = $new(DefaultHashBuilder::with_seed(7));
+        let mut e = $new(DefaultHashBuilder::default());
+        d.insert_hash(42);
+        e.insert_hash(42);
+        assert_ne!(d, e);
+        assert_ne!(d.to_bytes(), e.to_bytes());
+    }};
+}
+
+#[test]
+fn equal_exactly_when_the_bytes_are_equal() {
+    check_equality!(
+        |h| BloomFilter::with_fpr_and_hasher(1_000, 0.01, h).unwrap(),
+        BloomFilter::from_bytes
+    );
+    check_equality!(
+        |h| BlockedBloomFilter::with_fpr_and_hasher(1_000, 0.01, h).unwrap(),
+        BlockedBloomFilter::from_bytes
+    );
+    // Different shapes are never equal, even empty.
+    let classic = BloomFilter::with_bits(1_024, 7).unwrap();
+    assert_ne!(classic, BloomFilter::with_bits(1_024, 6).unwrap());
+    assert_ne!(classic, BloomFilter::with_bits(1_088, 7).unwrap());
+    let blocked = BlockedBloomFilter::with_blocks(4).unwrap();
+    assert_ne!(blocked, BlockedBloomFilter::with_blocks(5).unwrap());
 }

@@ -2,7 +2,6 @@
 //! merge. The layout is in `counter_block.rs`, the sizing in
 //! `blocked_sizing.rs`.
 
-use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::memory::zeroed_vec;
@@ -95,12 +94,16 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 /// filter (`cuckoo::CuckooFilter`) for exact deletes.
 #[derive(Clone)]
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
-    blocks: Vec<Block>,
-    hashes: u32,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) hashes: u32,
     /// The word sets of the two halves, from `hashes`.
     patterns: HalfPatterns,
-    saturated: u64,
-    hasher: S,
+    /// Derived from `blocks` (kept to answer in O(1)), so equality and the
+    /// bytes leave it out.
+    pub(crate) saturated: u64,
+    pub(crate) hasher: S,
+    /// How operations run on this CPU: not state, since every kernel
+    /// computes the same counters.
     kernel: Kernel,
 }
 
@@ -389,18 +392,6 @@ pub(crate) fn check_blocks(blocks: u64) -> Result<u64, Error> {
 /// Checks a hash count against `1..=MAX_BLOCKED_HASHES`.
 pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     check_range("hashes", hashes, 1..=MAX_BLOCKED_HASHES)
-}
-
-impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The table can be gigabytes; its shape is what a reader needs.
-        f.debug_struct("BlockedCountingBloomFilter")
-            .field("blocks", &self.blocks.len())
-            .field("hashes", &self.hashes)
-            .field("saturated_counters", &self.saturated)
-            .field("memory_bytes", &self.memory_bytes())
-            .finish_non_exhaustive()
-    }
 }
 
 impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedCountingBloomFilter<S> {

@@ -1,6 +1,5 @@
 //! The public type: construction, insert, contains, remove, count, merge.
 
-use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::sizing::{MAX_BITS, bloom_fpr, bloom_shape};
@@ -89,12 +88,14 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// needs about a third of the bits per key.
 #[derive(Clone)]
 pub struct CountingBloomFilter<S = DefaultHashBuilder> {
-    table: Vec<u64>,
-    counters: usize,
-    hashes: u32,
-    sequence: ProbeSequence,
-    saturated: u64,
-    hasher: S,
+    pub(crate) table: Vec<u64>,
+    pub(crate) counters: usize,
+    pub(crate) hashes: u32,
+    pub(crate) sequence: ProbeSequence,
+    /// Derived from `table` (kept to answer in O(1)), so equality and the
+    /// bytes leave it out.
+    pub(crate) saturated: u64,
+    pub(crate) hasher: S,
 }
 
 impl CountingBloomFilter<DefaultHashBuilder> {
@@ -453,19 +454,6 @@ pub(crate) fn check_counters(counters: u64) -> Result<u64, Error> {
 /// Checks a hash count against `1..=MAX_HASHES`.
 pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     filter_core::sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
-}
-
-impl<S> fmt::Debug for CountingBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The table can be gigabytes; its shape is what a reader needs.
-        f.debug_struct("CountingBloomFilter")
-            .field("counters", &self.counters)
-            .field("hashes", &self.hashes)
-            .field("probe_sequence", &self.sequence)
-            .field("saturated_counters", &self.saturated)
-            .field("memory_bytes", &self.memory_bytes())
-            .finish_non_exhaustive()
-    }
 }
 
 impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CountingBloomFilter<S> {

@@ -139,6 +139,7 @@ mod counter_block;
 mod counters;
 mod encoding;
 mod filter;
+mod std_traits;
 
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};

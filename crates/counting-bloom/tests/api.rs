@@ -1,12 +1,14 @@
-//! The standard traits a user expects: thread safety and a short `Debug`.
+//! The standard traits a user expects: thread safety, a short `Debug` and
+//! equality of whole state.
 
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter, DefaultHashBuilder};
+use filter_core::testing::keys;
 
 /// Compile-time: a filter can be sent to and shared between threads (for
 /// example behind an `Arc<RwLock<_>>`).
 #[test]
 fn filters_are_send_and_sync() {
-    fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug>() {}
+    fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     assert_send_sync::<CountingBloomFilter>();
     assert_send_sync::<BlockedCountingBloomFilter<DefaultHashBuilder>>();
 }
@@ -43,4 +45,74 @@ fn debug_shows_the_shape_not_the_table() {
         assert!(text.contains(field), "{field} missing from {text}");
     }
     assert_eq!(text, format!("{:?}", blocked.clone()));
+}
+
+/// The checks of `equal_exactly_when_the_bytes_are_equal`, for either type:
+/// `new` makes an empty filter under a hasher, `load` reads bytes back.
+macro_rules! check_equality {
+    ($new:expr, $load:expr) => {{
+        let mut a = $new(DefaultHashBuilder::default());
+        let mut b = $new(DefaultHashBuilder::default());
+        assert_eq!(a, b);
+        for i in 0..900 {
+            a.insert(&keys::key(5, i));
+            b.insert(&keys::key(5, i));
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.clone(), a);
+
+        // Read back from its bytes: equal, and the bytes agree.
+        let loaded = $load(&a.to_bytes()).unwrap();
+        assert_eq!(a, loaded);
+        assert_eq!(a.to_bytes(), loaded.to_bytes());
+
+        // One copy more, even of a present item, and they differ; removed
+        // again, they are equal.
+        let mut c = b.clone();
+        c.insert(&keys::key(5, 0));
+        assert_ne!(a, c);
+        assert_ne!(a.to_bytes(), c.to_bytes());
+        assert!(c.remove(&keys::key(5, 0)));
+        assert_eq!(a, c);
+
+        // The same counters under a hasher that hashes differently: not
+        // equal, as `from_bytes` would refuse one's bytes under the other's.
+        let mut d = $new(DefaultHashBuilder::with_seed(7));
+        let mut e = $new(DefaultHashBuilder::default());
+        d.insert_hash(42);
+        e.insert_hash(42);
+        assert_ne!(d, e);
+        assert_ne!(d.to_bytes(), e.to_bytes());
+    }};
+}
+
+#[test]
+fn equal_exactly_when_the_bytes_are_equal() {
+    check_equality!(
+        |h| CountingBloomFilter::with_fpr_and_hasher(1_000, 0.01, h).unwrap(),
+        CountingBloomFilter::from_bytes
+    );
+    check_equality!(
+        |h| BlockedCountingBloomFilter::with_fpr_and_hasher(1_000, 0.01, h).unwrap(),
+        BlockedCountingBloomFilter::from_bytes
+    );
+    // Different shapes are never equal, even empty.
+    let classic = CountingBloomFilter::with_counters(1_024, 7).unwrap();
+    assert_ne!(
+        classic,
+        CountingBloomFilter::with_counters(1_024, 6).unwrap()
+    );
+    assert_ne!(
+        classic,
+        CountingBloomFilter::with_counters(1_040, 7).unwrap()
+    );
+    let blocked = BlockedCountingBloomFilter::with_blocks(4, 6).unwrap();
+    assert_ne!(
+        blocked,
+        BlockedCountingBloomFilter::with_blocks(4, 5).unwrap()
+    );
+    assert_ne!(
+        blocked,
+        BlockedCountingBloomFilter::with_blocks(5, 6).unwrap()
+    );
 }
