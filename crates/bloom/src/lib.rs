@@ -27,7 +27,8 @@
 //!
 //! let mut fast = BlockedBloomFilter::with_fpr(10_000, 0.01)?;
 //! fast.insert(&42u64);
-//! assert!(fast.contains(&42u64));
+//! fast.extend(&[7u64, 8, 9]);                            // `insert` for each
+//! assert!(fast.contains(&42u64) && fast.contains(&8u64));
 //!
 //! let restored = BlockedBloomFilter::from_bytes(&fast.to_bytes())?;
 //! assert!(restored.contains(&42u64));

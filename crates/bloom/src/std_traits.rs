@@ -1,9 +1,9 @@
 //! The standard traits a user expects beyond `Clone`, for both filters: a
-//! `Debug` that shows the filter's shape instead of its table, and equality
-//! of whole state.
+//! `Debug` that shows the filter's shape instead of its table, equality of
+//! whole state, and `Extend` to insert many items in one call.
 
 use std::fmt;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash};
 
 use filter_core::HasherProbe;
 
@@ -68,3 +68,25 @@ impl<S: BuildHasher> PartialEq for BlockedBloomFilter<S> {
 }
 
 impl<S: BuildHasher> Eq for BlockedBloomFilter<S> {}
+
+/// Inserts every item in order, as [`insert`](BloomFilter::insert)
+/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
+/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BloomFilter<S> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+        for item in items {
+            self.insert(item);
+        }
+    }
+}
+
+/// Inserts every item in order, as [`insert`](BlockedBloomFilter::insert)
+/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
+/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+        for item in items {
+            self.insert(item);
+        }
+    }
+}

@@ -100,3 +100,36 @@ fn equal_exactly_when_the_bytes_are_equal() {
     let blocked = BlockedBloomFilter::with_blocks(4).unwrap();
     assert_ne!(blocked, BlockedBloomFilter::with_blocks(5).unwrap());
 }
+
+#[test]
+fn extend_inserts_every_item() {
+    let ids: Vec<u64> = (0..500).collect();
+    let urls: Vec<String> = keys::member_urls(6, 500);
+
+    let mut one_by_one = BloomFilter::with_fpr(2_000, 0.01).unwrap();
+    let mut extended = one_by_one.clone();
+    let mut blocked_one_by_one = BlockedBloomFilter::with_fpr(2_000, 0.01).unwrap();
+    let mut blocked_extended = blocked_one_by_one.clone();
+    for (id, url) in ids.iter().zip(&urls) {
+        one_by_one.insert(id);
+        one_by_one.insert(url);
+        one_by_one.insert("literal");
+        blocked_one_by_one.insert(id);
+        blocked_one_by_one.insert(url);
+        blocked_one_by_one.insert("literal");
+    }
+    // `&Vec<u64>`, an iterator of `&String`, and an array of `&str`.
+    extended.extend(&ids);
+    extended.extend(urls.iter());
+    extended.extend(["literal"]);
+    blocked_extended.extend(&ids);
+    blocked_extended.extend(urls.iter());
+    blocked_extended.extend(["literal"]);
+    // Bits are set, never cleared, so the order does not matter.
+    assert_eq!(extended, one_by_one);
+    assert_eq!(blocked_extended, blocked_one_by_one);
+    assert!(
+        ids.iter()
+            .all(|id| extended.contains(id) && blocked_extended.contains(id))
+    );
+}

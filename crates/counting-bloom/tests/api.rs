@@ -116,3 +116,35 @@ fn equal_exactly_when_the_bytes_are_equal() {
         BlockedCountingBloomFilter::with_blocks(5, 6).unwrap()
     );
 }
+
+#[test]
+fn extend_inserts_every_item() {
+    let ids: Vec<u64> = (0..500).collect();
+    let urls: Vec<String> = keys::member_urls(6, 500);
+
+    let mut one_by_one = CountingBloomFilter::with_fpr(2_000, 0.01).unwrap();
+    let mut extended = one_by_one.clone();
+    let mut blocked_one_by_one = BlockedCountingBloomFilter::with_fpr(2_000, 0.01).unwrap();
+    let mut blocked_extended = blocked_one_by_one.clone();
+    for (id, url) in ids.iter().zip(&urls) {
+        one_by_one.insert(id);
+        one_by_one.insert(url);
+        blocked_one_by_one.insert(id);
+        blocked_one_by_one.insert(url);
+    }
+    // `&Vec<u64>`, an iterator of `&String`, and an array of `&str` (one
+    // copy each: the count says so).
+    extended.extend(&ids);
+    extended.extend(urls.iter());
+    extended.extend(["literal", "literal"]);
+    blocked_extended.extend(&ids);
+    blocked_extended.extend(urls.iter());
+    blocked_extended.extend(["literal", "literal"]);
+    assert!(extended.count("literal") >= 2 && blocked_extended.count("literal") >= 2);
+    assert!(extended.remove("literal") && extended.remove("literal"));
+    assert!(blocked_extended.remove("literal") && blocked_extended.remove("literal"));
+    // Increments commute (no counter nears saturation here), so the tables
+    // are those of the one-by-one inserts.
+    assert_eq!(extended, one_by_one);
+    assert_eq!(blocked_extended, blocked_one_by_one);
+}
