@@ -273,7 +273,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         Ok(())
     }
 
-    /// The number of set bits.
+    /// The number of set bits (a `u64`, like [`bits`](Self::bits)).
     pub fn ones(&self) -> u64 {
         self.blocks.iter().map(|b| u64::from(b.ones())).sum()
     }

@@ -320,9 +320,9 @@ impl<S: BuildHasher> BloomFilter<S> {
         Ok(())
     }
 
-    /// The number of set bits.
-    pub fn ones(&self) -> usize {
-        self.bits.count_ones(..)
+    /// The number of set bits (a `u64`, like [`bits`](Self::bits)).
+    pub fn ones(&self) -> u64 {
+        self.bits.count_ones(..) as u64
     }
 
     /// The false-positive rate of the filter as it is now: (set bits / m)^k.

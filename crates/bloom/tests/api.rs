@@ -133,3 +133,20 @@ fn extend_inserts_every_item() {
             .all(|id| extended.contains(id) && blocked_extended.contains(id))
     );
 }
+
+#[test]
+fn ones_is_a_u64_for_both_types() {
+    let mut classic = BloomFilter::with_fpr(1_000_000, 0.01).unwrap();
+    let mut blocked = BlockedBloomFilter::with_fpr(1_000_000, 0.01).unwrap();
+    classic.insert(&1u64);
+    blocked.insert(&1u64);
+    // The same type as `bits()`, so the fill needs no cast between them.
+    let fills: [(u64, u64); 2] = [
+        (classic.ones(), classic.bits()),
+        (blocked.ones(), blocked.bits()),
+    ];
+    // One key in 9.6M bits: its 7 probes are distinct unless two collide
+    // (about 21 / 9.6M). A blocked key sets one bit in each of 8 lanes.
+    assert_eq!(fills[0].0, 7);
+    assert_eq!(fills[1].0, 8);
+}
