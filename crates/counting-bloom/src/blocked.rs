@@ -207,6 +207,38 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         self.saturated += blocked_simd::insert(self.kernel, &mut self.blocks, hash, self.patterns);
     }
 
+    /// Adds one copy of `item` and returns `true` if it was certainly not
+    /// present before (one of its counters was zero), like
+    /// [`HashSet::insert`](std::collections::HashSet::insert). `false`
+    /// means it may have been: a copy is present, or it is a false
+    /// positive. Either way the copy is counted, as by
+    /// [`insert`](Self::insert).
+    ///
+    /// ```
+    /// use counting_bloom::BlockedCountingBloomFilter;
+    ///
+    /// let mut filter = BlockedCountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// assert!(filter.insert_unique("alice"));  // new
+    /// assert!(!filter.insert_unique("alice")); // (probably) present
+    /// assert_eq!(filter.count("alice"), 2);    // both copies counted
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.insert_unique_hash(self.hasher.hash_one(item))
+    }
+
+    /// As [`insert_unique`](Self::insert_unique), for a raw 64-bit hash.
+    ///
+    /// A lookup, then the insert: the insert finds the two blocks the
+    /// lookup just loaded in cache, and the kernels stay one per operation.
+    #[inline]
+    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
+        let new = !self.contains_hash(hash);
+        self.insert_hash(hash);
+        new
+    }
+
     /// Whether `item` may be present: `false` means it is certainly not
     /// (never inserted, or every copy removed).
     #[inline]

@@ -148,3 +148,47 @@ fn extend_inserts_every_item() {
     assert_eq!(extended, one_by_one);
     assert_eq!(blocked_extended, blocked_one_by_one);
 }
+
+/// `insert_unique` answers what `contains` said before, negated, and counts
+/// the copy exactly as `insert` does (the twin filter stays equal). Tiny
+/// tables make most answers `false` and make positions repeat within an
+/// item (the cubic sequence of the classic layout, coinciding blocks of the
+/// blocked one); large ones make most answers `true`.
+#[test]
+fn insert_unique_is_insert_that_says_whether_the_item_was_absent() {
+    macro_rules! check {
+        ($filter:expr) => {{
+            let mut unique = $filter;
+            let mut plain = unique.clone();
+            let (mut new, mut old) = (0, 0);
+            for i in 0..3_000u64 {
+                // Every key twice, the second copy later.
+                let key = keys::key(8, i % 2_000);
+                let before = unique.contains(&key);
+                let answer = unique.insert_unique(&key);
+                assert_eq!(answer, !before, "key {i}");
+                plain.insert(&key);
+                if answer {
+                    new += 1
+                } else {
+                    old += 1
+                }
+                if i % 7 == 0 {
+                    // Removes interleaved: the answer follows them.
+                    assert!(unique.remove(&key) && plain.remove(&key));
+                    assert_eq!(unique.insert_unique_hash(99), plain.insert_unique_hash(99));
+                }
+            }
+            assert_eq!(unique, plain);
+            (new, old)
+        }};
+    }
+    let (new, _) = check!(CountingBloomFilter::with_fpr(10_000, 0.001).unwrap());
+    assert!(new > 1_900, "{new}");
+    let (new, _) = check!(BlockedCountingBloomFilter::with_fpr(10_000, 0.001).unwrap());
+    assert!(new > 1_900, "{new}");
+    let (_, old) = check!(CountingBloomFilter::with_counters(16, 4).unwrap());
+    assert!(old > 2_000, "{old}");
+    let (_, old) = check!(BlockedCountingBloomFilter::with_blocks(2, 16).unwrap());
+    assert!(old > 2_000, "{old}");
+}
