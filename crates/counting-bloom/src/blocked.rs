@@ -90,8 +90,10 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 /// [`remove`](Self::remove) refuses, changing nothing, when one of the
 /// item's counters is zero, but cannot tell a false positive from a member.
 /// Removing a false positive decrements other items' counters and can make
-/// them false negatives. Only remove items you inserted, or use the cuckoo
-/// filter (`cuckoo::CuckooFilter`) for exact deletes.
+/// them false negatives. Only remove items you inserted. (The cuckoo filter
+/// has the same rule; a mistaken remove there loses at most one other item,
+/// where here it decrements k counters shared with many: see
+/// [`CountingBloomFilter`](crate::CountingBloomFilter).)
 #[derive(Clone)]
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     pub(crate) blocks: Vec<Block>,
