@@ -99,7 +99,7 @@ pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     pub(crate) blocks: Vec<Block>,
     pub(crate) hashes: u32,
     /// The word sets of the two halves, from `hashes`.
-    patterns: HalfPatterns,
+    pub(crate) patterns: HalfPatterns,
     /// Derived from `blocks` (kept to answer in O(1)), so equality and the
     /// bytes leave it out.
     pub(crate) saturated: u64,

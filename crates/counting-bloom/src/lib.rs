@@ -137,6 +137,7 @@
 
 mod blocked;
 mod blocked_encoding;
+mod blocked_estimates;
 mod blocked_simd;
 mod blocked_sizing;
 mod counter_block;

@@ -419,14 +419,18 @@ fn estimates_from_the_fill_track_inserts_and_removes() {
             filter.insert(k); // copies count once
         }
         // Linear counting's relative standard error at the optimal fill is
-        // √(m · 0.307) / (k n) ≈ 0.55/√n (m/n = 9.59, k = 7): 1.7 % at
-        // n = 1000, 0.17 % at 10^5; 10 % and 1 % are 5σ and more.
-        let tolerance = if n == 1_000 { 0.1 } else { 0.01 };
+        // √(m · 0.307) / (k n) ≈ 0.25/√n (m/n = 9.59, k = 7): 0.8 % at
+        // n = 1000, 0.08 % at 10^5 (over 200 key sets: 0.9 %, 0.08 %);
+        // 5 % and 0.5 % are 5σ and more.
+        let tolerance = if n == 1_000 { 0.05 } else { 0.005 };
         let err = filter.estimated_len() as f64 / n as f64 - 1.0;
         assert!(err.abs() < tolerance, "n {n}: {}", filter.estimated_len());
-        // The rate estimate is the classic formula's at the estimated fill.
+        // The rate estimate sits at the classic formula's for n items, which
+        // averages over key sets: over 100 key sets the ratio had σ 4.1 % at
+        // n = 1000 and 0.38 % at 10^5; 20 % and 2 % are 5σ.
         let ratio = filter.estimated_fpr() / filter.expected_fpr(n);
-        assert!((ratio - 1.0).abs() < 0.15, "n {n}: {ratio}");
+        let tolerance = if n == 1_000 { 0.2 } else { 0.02 };
+        assert!((ratio - 1.0).abs() < tolerance, "n {n}: {ratio}");
         // Every copy removed: only saturated counters stay non-zero (two
         // copies per item make one likely at n = 10^5: 8 items on one
         // counter, Poisson(0.69) ≥ 8, has probability 6.6e-7 per counter).
