@@ -65,6 +65,12 @@ fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
     assert!(counting_copy.contains("https://example.com/"));
     assert!(blocked_counting_copy.contains("https://example.com/"));
     assert!(cuckoo_copy.contains("https://example.com/"));
+    // A filter read back from its bytes equals the original.
+    assert_eq!(classic, classic_copy);
+    assert_eq!(blocked, blocked_copy);
+    assert_eq!(counting, counting_copy);
+    assert_eq!(blocked_counting, blocked_counting_copy);
+    assert_eq!(cuckoo, cuckoo_copy);
 
     classic.union(&classic_copy)?;
     blocked.union(&blocked_copy)?;
@@ -73,6 +79,31 @@ fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
         classic.union(&smaller),
         Err(Error::Incompatible { .. })
     ));
+    Ok(())
+}
+
+/// The four Bloom types share one surface beyond the traits, so users can
+/// swap one for another: `Extend`, `insert_unique`, the fill estimates.
+#[test]
+fn bloom_types_share_extend_insert_unique_and_estimates() -> Result<(), Error> {
+    macro_rules! check {
+        ($filter:expr) => {{
+            let mut filter = $filter;
+            filter.extend(["alpha", "beta"]);
+            filter.extend(&[1u64, 2]);
+            assert!(filter.insert_unique("gamma"));
+            assert!(!filter.insert_unique("gamma"));
+            assert!(filter.insert_unique_hash(7));
+            let len: usize = filter.estimated_len();
+            let fpr: f64 = filter.estimated_fpr();
+            assert!((5..=7).contains(&len) && fpr < 1e-9, "{len} {fpr}");
+            assert_eq!(filter, filter.clone());
+        }};
+    }
+    check!(BloomFilter::with_fpr(1000, 0.01)?);
+    check!(BlockedBloomFilter::with_fpr(1000, 0.01)?);
+    check!(CountingBloomFilter::with_fpr(1000, 0.01)?);
+    check!(BlockedCountingBloomFilter::with_fpr(1000, 0.01)?);
     Ok(())
 }
 
