@@ -65,6 +65,12 @@ fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
     assert!(counting_copy.contains("https://example.com/"));
     assert!(blocked_counting_copy.contains("https://example.com/"));
     assert!(cuckoo_copy.contains("https://example.com/"));
+    // A filter read back from its bytes equals the original.
+    assert_eq!(classic, classic_copy);
+    assert_eq!(blocked, blocked_copy);
+    assert_eq!(counting, counting_copy);
+    assert_eq!(blocked_counting, blocked_counting_copy);
+    assert_eq!(cuckoo, cuckoo_copy);
 
     classic.union(&classic_copy)?;
     blocked.union(&blocked_copy)?;
@@ -73,6 +79,31 @@ fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
         classic.union(&smaller),
         Err(Error::Incompatible { .. })
     ));
+    Ok(())
+}
+
+/// The four Bloom types share one surface beyond the traits, so users can
+/// swap one for another: `Extend`, `insert_unique`, the fill estimates.
+#[test]
+fn bloom_types_share_extend_insert_unique_and_estimates() -> Result<(), Error> {
+    macro_rules! check {
+        ($filter:expr) => {{
+            let mut filter = $filter;
+            filter.extend(["alpha", "beta"]);
+            filter.extend(&[1u64, 2]);
+            assert!(filter.insert_unique("gamma"));
+            assert!(!filter.insert_unique("gamma"));
+            assert!(filter.insert_unique_hash(7));
+            let len: usize = filter.estimated_len();
+            let fpr: f64 = filter.estimated_fpr();
+            assert!((5..=7).contains(&len) && fpr < 1e-9, "{len} {fpr}");
+            assert_eq!(filter, filter.clone());
+        }};
+    }
+    check!(BloomFilter::with_fpr(1000, 0.01)?);
+    check!(BlockedBloomFilter::with_fpr(1000, 0.01)?);
+    check!(CountingBloomFilter::with_fpr(1000, 0.01)?);
+    check!(BlockedCountingBloomFilter::with_fpr(1000, 0.01)?);
     Ok(())
 }
 
@@ -174,11 +205,11 @@ fn every_filter_refuses_another_kinds_bytes() -> Result<(), Error> {
 }
 
 /// Compile-time: every filter is `Send + Sync` (shared behind an `Arc`,
-/// moved into a thread), `Clone` and `Debug`, as a user expects of a
-/// collection.
+/// moved into a thread), `Clone`, `Debug` and `Eq` (equal exactly when
+/// their bytes are), as a user expects of a collection.
 #[test]
-fn every_filter_is_send_sync_clone_and_debug() {
-    fn expected<T: Send + Sync + Clone + std::fmt::Debug>() {}
+fn every_filter_is_send_sync_clone_debug_and_eq() {
+    fn expected<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     expected::<BloomFilter>();
     expected::<BlockedBloomFilter>();
     expected::<CountingBloomFilter>();
@@ -191,14 +222,13 @@ fn every_filter_is_send_sync_clone_and_debug() {
 }
 
 /// `{:?}` of a filter shows its shape, not its table: a megabyte filter in
-/// a log line must not print megabytes. The `bloom` crate's filters are not
-/// held to it yet: `BlockedBloomFilter`'s derived `Debug` prints every block
-/// (1.4 MB of text at 10^6 keys), and `BloomFilter`'s prints its bit set's
-/// heap address, so its output differs between equal filters.
+/// a log line must not print megabytes, and equal filters print alike.
 #[test]
 fn debug_of_a_large_filter_is_short() -> Result<(), Error> {
     let keys: Vec<u64> = (0..1_000_000).collect();
     let texts = [
+        format!("{:?}", BloomFilter::with_fpr(1_000_000, 0.01)?),
+        format!("{:?}", BlockedBloomFilter::with_fpr(1_000_000, 0.01)?),
         format!("{:?}", CountingBloomFilter::with_fpr(1_000_000, 0.01)?),
         format!(
             "{:?}",
@@ -211,5 +241,8 @@ fn debug_of_a_large_filter_is_short() -> Result<(), Error> {
     for text in texts {
         assert!(text.len() < 300, "{} bytes: {}", text.len(), &text[..300]);
     }
+    // Equal filters print alike (no heap address, no kernel choice).
+    let classic = BloomFilter::with_fpr(1_000, 0.01)?;
+    assert_eq!(format!("{classic:?}"), format!("{:?}", classic.clone()));
     Ok(())
 }

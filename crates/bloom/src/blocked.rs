@@ -51,10 +51,12 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 /// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
 /// # Ok::<(), bloom::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BlockedBloomFilter<S = DefaultHashBuilder> {
-    blocks: Vec<Block>,
-    hasher: S,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) hasher: S,
+    /// How lookups run on this CPU: not state, since every kernel sets and
+    /// reads the same bits.
     kernel: Kernel,
 }
 
@@ -271,7 +273,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         Ok(())
     }
 
-    /// The number of set bits.
+    /// The number of set bits (a `u64`, like [`bits`](Self::bits)).
     pub fn ones(&self) -> u64 {
         self.blocks.iter().map(|b| u64::from(b.ones())).sum()
     }

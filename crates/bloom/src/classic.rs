@@ -63,12 +63,12 @@ const WORD_BITS: usize = usize::BITS as usize;
 /// assert!((filter.estimated_fpr() - 0.01).abs() < 0.001);
 /// # Ok::<(), bloom::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BloomFilter<S = DefaultHashBuilder> {
-    bits: FixedBitSet,
-    hashes: u32,
-    sequence: ProbeSequence,
-    hasher: S,
+    pub(crate) bits: FixedBitSet,
+    pub(crate) hashes: u32,
+    pub(crate) sequence: ProbeSequence,
+    pub(crate) hasher: S,
 }
 
 impl BloomFilter<DefaultHashBuilder> {
@@ -320,9 +320,9 @@ impl<S: BuildHasher> BloomFilter<S> {
         Ok(())
     }
 
-    /// The number of set bits.
-    pub fn ones(&self) -> usize {
-        self.bits.count_ones(..)
+    /// The number of set bits (a `u64`, like [`bits`](Self::bits)).
+    pub fn ones(&self) -> u64 {
+        self.bits.count_ones(..) as u64
     }
 
     /// The false-positive rate of the filter as it is now: (set bits / m)^k.

@@ -27,7 +27,8 @@
 //!
 //! let mut fast = BlockedBloomFilter::with_fpr(10_000, 0.01)?;
 //! fast.insert(&42u64);
-//! assert!(fast.contains(&42u64));
+//! fast.extend(&[7u64, 8, 9]);                            // `insert` for each
+//! assert!(fast.contains(&42u64) && fast.contains(&8u64));
 //!
 //! let restored = BlockedBloomFilter::from_bytes(&fast.to_bytes())?;
 //! assert!(restored.contains(&42u64));
@@ -115,6 +116,7 @@ mod blocked;
 mod classic;
 mod encoding;
 mod simd;
+mod std_traits;
 
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS};

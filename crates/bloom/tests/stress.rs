@@ -76,7 +76,7 @@ impl Subject for BloomFilter {
     fn touch(&self) {
         assert!((0.0..=1.0).contains(&self.estimated_fpr()));
         let _ = self.estimated_len();
-        assert!(self.ones() as u64 <= self.bits());
+        assert!(self.ones() <= self.bits());
     }
 }
 

@@ -2,7 +2,6 @@
 //! merge. The layout is in `counter_block.rs`, the sizing in
 //! `blocked_sizing.rs`.
 
-use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::memory::zeroed_vec;
@@ -91,16 +90,22 @@ use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 /// [`remove`](Self::remove) refuses, changing nothing, when one of the
 /// item's counters is zero, but cannot tell a false positive from a member.
 /// Removing a false positive decrements other items' counters and can make
-/// them false negatives. Only remove items you inserted, or use the cuckoo
-/// filter (`cuckoo::CuckooFilter`) for exact deletes.
+/// them false negatives. Only remove items you inserted. (The cuckoo filter
+/// has the same rule; a mistaken remove there loses at most one other item,
+/// where here it decrements k counters shared with many: see
+/// [`CountingBloomFilter`](crate::CountingBloomFilter).)
 #[derive(Clone)]
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
-    blocks: Vec<Block>,
-    hashes: u32,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) hashes: u32,
     /// The word sets of the two halves, from `hashes`.
-    patterns: HalfPatterns,
-    saturated: u64,
-    hasher: S,
+    pub(crate) patterns: HalfPatterns,
+    /// Derived from `blocks` (kept to answer in O(1)), so equality and the
+    /// bytes leave it out.
+    pub(crate) saturated: u64,
+    pub(crate) hasher: S,
+    /// How operations run on this CPU: not state, since every kernel
+    /// computes the same counters.
     kernel: Kernel,
 }
 
@@ -202,6 +207,38 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
         self.saturated += blocked_simd::insert(self.kernel, &mut self.blocks, hash, self.patterns);
+    }
+
+    /// Adds one copy of `item` and returns `true` if it was certainly not
+    /// present before (one of its counters was zero), like
+    /// [`HashSet::insert`](std::collections::HashSet::insert). `false`
+    /// means it may have been: a copy is present, or it is a false
+    /// positive. Either way the copy is counted, as by
+    /// [`insert`](Self::insert).
+    ///
+    /// ```
+    /// use counting_bloom::BlockedCountingBloomFilter;
+    ///
+    /// let mut filter = BlockedCountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// assert!(filter.insert_unique("alice"));  // new
+    /// assert!(!filter.insert_unique("alice")); // (probably) present
+    /// assert_eq!(filter.count("alice"), 2);    // both copies counted
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.insert_unique_hash(self.hasher.hash_one(item))
+    }
+
+    /// As [`insert_unique`](Self::insert_unique), for a raw 64-bit hash.
+    ///
+    /// A lookup, then the insert: the insert finds the two blocks the
+    /// lookup just loaded in cache, and the kernels stay one per operation.
+    #[inline]
+    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
+        let new = !self.contains_hash(hash);
+        self.insert_hash(hash);
+        new
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -389,18 +426,6 @@ pub(crate) fn check_blocks(blocks: u64) -> Result<u64, Error> {
 /// Checks a hash count against `1..=MAX_BLOCKED_HASHES`.
 pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     check_range("hashes", hashes, 1..=MAX_BLOCKED_HASHES)
-}
-
-impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The table can be gigabytes; its shape is what a reader needs.
-        f.debug_struct("BlockedCountingBloomFilter")
-            .field("blocks", &self.blocks.len())
-            .field("hashes", &self.hashes)
-            .field("saturated_counters", &self.saturated)
-            .field("memory_bytes", &self.memory_bytes())
-            .finish_non_exhaustive()
-    }
 }
 
 impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedCountingBloomFilter<S> {

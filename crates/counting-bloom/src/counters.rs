@@ -55,6 +55,12 @@ pub(crate) fn saturated_in_word(word: u64) -> u32 {
     (word & (word >> 1) & (word >> 2) & (word >> 3) & LOW_BIT_OF_EACH).count_ones()
 }
 
+/// How many counters of one word are non-zero.
+#[inline]
+pub(crate) fn nonzero_in_word(word: u64) -> u32 {
+    ((word | (word >> 1) | (word >> 2) | (word >> 3)) & LOW_BIT_OF_EACH).count_ones()
+}
+
 /// How many counters of `table` are saturated. Padding counters past the
 /// last real one are always zero, so they never count.
 pub(crate) fn count_saturated(table: &[u64]) -> u64 {
@@ -114,6 +120,20 @@ mod tests {
         assert_eq!(saturated_in_word(u64::MAX), 16);
         assert_eq!(saturated_in_word(0xF0E0_F00F), 3);
         assert_eq!(count_saturated(&[u64::MAX, 0xF, 0xE]), 17);
+    }
+
+    #[test]
+    fn nonzero_census() {
+        assert_eq!(nonzero_in_word(0), 0);
+        assert_eq!(nonzero_in_word(u64::MAX), 16);
+        // Every value 1..=15 in one counter counts once, at every position.
+        for value in 1..16u64 {
+            for position in 0..16 {
+                assert_eq!(nonzero_in_word(value << (4 * position)), 1);
+            }
+        }
+        assert_eq!(nonzero_in_word(0x1000_0800_0040_0002), 4);
+        assert_eq!(nonzero_in_word(0x1111_1111_1111_1111), 16);
     }
 
     #[test]

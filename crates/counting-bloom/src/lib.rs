@@ -14,9 +14,10 @@
 //! per key at p = 1 %, 57.5 at p = 0.1 %.
 //! [`BlockedCountingBloomFilter`] keeps each item's counters in two cache
 //! lines for faster lookups on large sets, at 39.4 and 61.8 bits per key. If
-//! you never remove, use the classic filter; if you remove and can afford
-//! fingerprints, the cuckoo filter deletes exactly in about a third of the
-//! space.
+//! you never remove, use the classic filter; if you remove, the cuckoo
+//! filter does so in about a quarter of the space, up to its load limit.
+//! Neither can tell a false positive from a member, so both require removing
+//! only what was inserted (see "`remove` checks first" below).
 //!
 //! # Examples
 //!
@@ -70,7 +71,10 @@
 //!   nothing. It cannot recognise a *false positive*, though: removing an item
 //!   that was never inserted but whose counters are all non-zero decrements
 //!   other items' counters and can make them false negatives. Only remove
-//!   what you inserted, or use the cuckoo filter for exact deletes.
+//!   what you inserted. The cuckoo filter has the same rule (a mistaken
+//!   remove deletes the fingerprint it matches); it limits the damage to at
+//!   most one other item, where here k counters shared with many are
+//!   decremented.
 //! - **One hash per key.** Positions come from one 64-bit hash by double
 //!   hashing and multiply-shift range reduction (no `%`, any table size),
 //!   shared with the classic Bloom filter: see [`filter_core::probes`].
@@ -133,12 +137,14 @@
 
 mod blocked;
 mod blocked_encoding;
+mod blocked_estimates;
 mod blocked_simd;
 mod blocked_sizing;
 mod counter_block;
 mod counters;
 mod encoding;
 mod filter;
+mod std_traits;
 
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};

@@ -77,3 +77,18 @@ fn large_filters_keep_the_linear_sequence_and_write_no_flag() {
     let bytes = filter.to_bytes();
     assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
 }
+
+#[test]
+fn equality_compares_the_probe_sequence() {
+    // The 1.0 filter emptied and a new one of its shape: every counter zero
+    // in both, but items would count on different counters, so they are
+    // not equal (and their bytes differ in the flag).
+    let mut old = load(FORMAT_1_0);
+    old.clear();
+    let new =
+        CountingBloomFilter::with_counters_and_hasher(1438, 10, StableHasher::default()).unwrap();
+    assert_ne!(old.probe_sequence(), new.probe_sequence());
+    assert_ne!(old, new);
+    assert_ne!(old.to_bytes(), new.to_bytes());
+    assert_eq!(old, load(&old.to_bytes()));
+}

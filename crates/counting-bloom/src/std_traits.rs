@@ -1,0 +1,94 @@
+//! The standard traits a user expects beyond `Clone`, for both filters: a
+//! `Debug` that shows the filter's shape instead of its table, equality of
+//! whole state, and `Extend` to insert many items in one call.
+
+use std::fmt;
+use std::hash::{BuildHasher, Hash};
+
+use filter_core::HasherProbe;
+
+use crate::{BlockedCountingBloomFilter, CountingBloomFilter};
+
+impl<S> fmt::Debug for CountingBloomFilter<S> {
+    /// The shape, not the table: a table can be gigabytes, and a `{:?}` in
+    /// a log line should not print it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CountingBloomFilter")
+            .field("counters", &self.counters)
+            .field("hashes", &self.hashes)
+            .field("probe_sequence", &self.sequence)
+            .field("saturated_counters", &self.saturated)
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
+    /// The shape, not the blocks (the layout has one probe pattern, so no
+    /// probe sequence to show).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockedCountingBloomFilter")
+            .field("blocks", &self.blocks.len())
+            .field("hashes", &self.hashes)
+            .field("saturated_counters", &self.saturated)
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two filters are equal when they have the same counter and hash counts,
+/// the same probe sequence and the same counters, and their hashers hash
+/// the probe keys alike (the check [`from_bytes`](CountingBloomFilter::from_bytes)
+/// makes): exactly when their [`to_bytes`](CountingBloomFilter::to_bytes)
+/// are equal. The saturated-counter count follows from the counters, so it
+/// needs no comparison. Equal filters answer every query (and
+/// [`count`](CountingBloomFilter::count)) alike and stay equal under the
+/// same operations.
+impl<S: BuildHasher> PartialEq for CountingBloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.counters == other.counters
+            && self.hashes == other.hashes
+            && self.sequence == other.sequence
+            && self.table == other.table
+            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+    }
+}
+
+impl<S: BuildHasher> Eq for CountingBloomFilter<S> {}
+
+/// Two filters are equal when they have the same hash count and the same
+/// blocks, and their hashers hash the probe keys alike: exactly when their
+/// [`to_bytes`](BlockedCountingBloomFilter::to_bytes) are equal. The
+/// saturated-counter count follows from the blocks and the kernel (AVX2 or
+/// portable) computes the same counters, so neither is compared.
+impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hashes == other.hashes
+            && self.blocks == other.blocks
+            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+    }
+}
+
+impl<S: BuildHasher> Eq for BlockedCountingBloomFilter<S> {}
+
+/// Inserts every item in order, as [`insert`](CountingBloomFilter::insert)
+/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
+/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for CountingBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+        for item in items {
+            self.insert(item);
+        }
+    }
+}
+
+/// Inserts every item in order, as [`insert`](BlockedCountingBloomFilter::insert)
+/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
+/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedCountingBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+        for item in items {
+            self.insert(item);
+        }
+    }
+}
