@@ -46,7 +46,8 @@ pub trait Remove<T: ?Sized>: Insert<T> {
     /// A `false` answer guarantees the filter is exactly as before.
     ///
     /// Removing an item that was never inserted but happens to be a false
-    /// positive can make other items disappear in some filters; each filter
-    /// documents whether it can, and which to use when deletes must be exact.
+    /// positive can make other items disappear, in every filter of this
+    /// workspace that removes: only remove what was inserted. Each filter
+    /// documents how much a mistaken remove can damage.
     fn remove(&mut self, item: &T) -> bool;
 }
