@@ -134,13 +134,10 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub fn with_bits_and_hasher(bits: u64, hashes: u32, hasher: S) -> Result<Self, Error> {
         let bits = sizing::check_bits(bits)?;
         check_hashes(hashes)?;
-        let sequence = ProbeSequence::for_table(bits as usize, hashes);
-        Ok(Self::from_parts(
-            allocate_bits(bits)?,
-            hashes,
-            sequence,
-            hasher,
-        ))
+        let table = allocate_bits(bits)?;
+        // Allocated, so the bit count fits in usize.
+        let sequence = ProbeSequence::for_table(table.len(), hashes);
+        Ok(Self::from_parts(table, hashes, sequence, hasher))
     }
 
     /// Assembles a filter from validated parts.
