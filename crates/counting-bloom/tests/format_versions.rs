@@ -30,6 +30,7 @@ fn format_1_0_bytes_load_with_linear_probes() {
     // most members would be missing: the flag is what keeps them.
     let mut misread = FORMAT_1_0.to_vec();
     misread[10] = FLAG_CUBIC_PROBES as u8;
+    misread[6] = 1; // format 1.0 has no flags: claim 1.1
     reseal(&mut misread);
     let found = members().filter(|k| load(&misread).contains(k)).count();
     assert!(found < 50, "{found}");
@@ -91,4 +92,18 @@ fn equality_compares_the_probe_sequence() {
     assert_ne!(old, new);
     assert_ne!(old.to_bytes(), new.to_bytes());
     assert_eq!(old, load(&old.to_bytes()));
+}
+
+#[test]
+fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
+    // Format 1.0 had no flags. Before the audit, the 1.0 fixture with
+    // FLAG_CUBIC_PROBES set (and resealed) loaded as a cubic filter and
+    // lost most of its members (see the misread above); now the header is
+    // refused as corrupt.
+    let mut lie = FORMAT_1_0.to_vec();
+    lie[10] = FLAG_CUBIC_PROBES as u8;
+    reseal(&mut lie);
+    let err =
+        CountingBloomFilter::from_bytes_with_hasher(&lie, StableHasher::default()).unwrap_err();
+    assert!(err.to_string().contains("format version 1.0"), "{err}");
 }

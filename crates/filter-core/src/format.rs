@@ -234,7 +234,8 @@ impl<'a> ByteReader<'a> {
     ///
     /// # Errors
     ///
-    /// As [`open`](Self::open); a flag outside `known` is [`Error::Corrupt`].
+    /// As [`open`](Self::open); a flag outside `known`, or any flag in bytes
+    /// of format 1.0 (which had none), is [`Error::Corrupt`].
     pub fn open_with_flags(
         bytes: &'a [u8],
         kind: FilterKind,
@@ -285,6 +286,15 @@ impl<'a> ByteReader<'a> {
             return Err(Error::corrupt(format_args!(
                 "unknown flags {:#06x}",
                 flags & !known
+            )));
+        }
+        // Format 1.0 had no flags, and its readers refuse any: a byte string
+        // that claims 1.0 and sets one was not written by this library.
+        // (Accepted, a 1.0 filter flagged cubic would be read with other
+        // positions than it was built with: false negatives.)
+        if minor == 0 && flags != 0 {
+            return Err(Error::corrupt(format_args!(
+                "flags {flags:#06x} in format version {major}.0, which has no flags"
             )));
         }
         let mut stored_probe = [0u64; 4];
@@ -651,6 +661,17 @@ mod tests {
         let err = ByteReader::open_with_flags(&both, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
             .unwrap_err();
         assert!(err.to_string().contains("unknown flags 0x0002"), "{err}");
+        // Format 1.0 bytes cannot set a flag, even one this reader knows.
+        let mut old = bytes.clone();
+        old[6] = 0;
+        reseal(&mut old);
+        let err = ByteReader::open_with_flags(&old, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("flags 0x0001 in format version 1.0, which has no flags"),
+            "{err}"
+        );
         // Bytes without flags open with none reported.
         let plain = sample();
         let (_, flags) =
