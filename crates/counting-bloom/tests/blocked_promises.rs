@@ -65,8 +65,8 @@ fn fpr_meets_target_after_n_inserts() {
 
 #[test]
 fn fpr_meets_target_for_small_sets() {
-    // The classic-layout filter exceeds p in small tables (its type docs);
-    // the blocked one, whose type docs recommend it there, must not. Many
+    // Small tables are where a layout's probes show (the classic layout
+    // needed its cubic sequence there); the blocked one must meet p. Many
     // seeded filters of n pre-hashed members each, q = 10^6 queries in all.
     for (n, fpr, filters) in [
         (10, 0.01, 4_000u64),
