@@ -29,6 +29,33 @@ impl Hasher for Fnv1a {
             self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3);
         }
     }
+
+    // Integers as little-endian bytes and `usize` (slice and string length
+    // prefixes among them) as 8 bytes, on every target: `Hasher`'s defaults
+    // use native-endian bytes and the native `usize` width, so a fixture's
+    // hasher probe, which hashes a slice, would differ on 32-bit and
+    // big-endian targets. On 64-bit little-endian targets the output is what
+    // the defaults give, so fixtures written there keep loading.
+
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
 }
 
 /// The `BuildHasher` of [`Fnv1a`].
@@ -49,5 +76,35 @@ mod tests {
         assert_eq!(hash(b""), 0xCBF2_9CE4_8422_2325);
         assert_eq!(hash(b"a"), 0xAF63_DC4C_8601_EC8C);
         assert_eq!(hash(b"foobar"), 0x8594_4171_F739_67E8);
+    }
+
+    #[test]
+    fn integers_and_lengths_hash_as_little_endian_u64_on_every_target() {
+        // Before the audit the `Hasher` defaults hashed native-endian bytes
+        // and a native-width `usize`, so a slice's length prefix (the hasher
+        // probe hashes a slice) took 4 bytes on 32-bit targets and every
+        // fixture's probe differed there. On this 64-bit little-endian
+        // machine both give the same hashes; this pins the portable
+        // definition, and the fixtures' probe with it.
+        use std::hash::BuildHasher;
+        let fnv = |bytes: &[u8]| {
+            let mut h = Fnv1a::default();
+            h.write(bytes);
+            h.finish()
+        };
+        let stable = StableHasher::default();
+        let x = 0x0123_4567_89AB_CDEF_u64;
+        assert_eq!(stable.hash_one(x), fnv(&x.to_le_bytes()));
+        assert_eq!(stable.hash_one(x as usize), fnv(&x.to_le_bytes()));
+        assert_eq!(stable.hash_one(7u32), fnv(&7u32.to_le_bytes()));
+        let mut prefixed = 3u64.to_le_bytes().to_vec();
+        prefixed.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(stable.hash_one(&[1u8, 2, 3][..]), fnv(&prefixed));
+        // Pinned: the probe every committed fixture stores.
+        assert_eq!(crate::HasherProbe::of(&stable).0[3], {
+            let mut probe = 37u64.to_le_bytes().to_vec();
+            probe.extend_from_slice(&[0xA5; 37]);
+            fnv(&probe)
+        });
     }
 }
