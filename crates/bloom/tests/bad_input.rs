@@ -407,3 +407,46 @@ fn wrong_kind_and_wrong_hasher_are_refused() {
     assert!(BloomFilter::from_bytes(&[]).is_err());
     assert!(BlockedBloomFilter::from_bytes(b"MFLT").is_err());
 }
+
+/// Bytes 10..12 of the header, the flags.
+const FLAGS_AT: usize = 10;
+
+#[test]
+fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_filter() {
+    // Every flag bit set in turn, resealed past the checksum: the blocked
+    // filter has no flags and refuses all sixteen; the classic filter
+    // knows bit 0 (FLAG_CUBIC_PROBES) and refuses the other fifteen. A
+    // classic filter loaded with bit 0 set is read with the cubic sequence
+    // and must then work as any other.
+    use filter_core::format::FLAG_CUBIC_PROBES;
+    let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
+    keys::members(1, 60).iter().for_each(|k| classic.insert(k));
+    assert_eq!(classic.probe_sequence(), filter_core::ProbeSequence::Linear);
+    for (bytes, is_classic) in [(classic.to_bytes(), true), (blocked_bytes(), false)] {
+        for bit in 0..16 {
+            let mut flagged = bytes.clone();
+            flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&(1u16 << bit).to_le_bytes());
+            reseal(&mut flagged);
+            if is_classic && 1 << bit == FLAG_CUBIC_PROBES {
+                let mut f = BloomFilter::from_bytes(&flagged).unwrap();
+                assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Cubic);
+                assert_eq!(f.to_bytes(), flagged);
+                let members = keys::members(2, 200);
+                members.iter().for_each(|k| f.insert(k));
+                assert!(members.iter().all(|k| f.contains(k)));
+                continue;
+            }
+            let err = if is_classic {
+                BloomFilter::from_bytes(&flagged).map(drop).unwrap_err()
+            } else {
+                BlockedBloomFilter::from_bytes(&flagged)
+                    .map(drop)
+                    .unwrap_err()
+            };
+            assert!(
+                err.to_string().contains("unknown flags"),
+                "bit {bit}, classic {is_classic}: {err}"
+            );
+        }
+    }
+}

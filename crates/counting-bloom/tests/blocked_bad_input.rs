@@ -265,3 +265,51 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
+    // Every flag bit set in turn, resealed past the checksum: the blocked
+    // layout has no flags and refuses all sixteen; the classic layout knows
+    // bit 0 (FLAG_CUBIC_PROBES) and refuses the other fifteen. A classic
+    // filter loaded with bit 0 set is read with the cubic sequence and must
+    // then count and remove as any other.
+    use filter_core::format::FLAG_CUBIC_PROBES;
+    const FLAGS_AT: usize = 10;
+    let flag = |bytes: &[u8], bit: u32| {
+        let mut flagged = bytes.to_vec();
+        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&(1u16 << bit).to_le_bytes());
+        reseal(&mut flagged);
+        flagged
+    };
+    let mut blocked = Blocked::with_blocks(3, 6).unwrap();
+    let mut classic = CountingBloomFilter::with_counters(100_000, 3).unwrap();
+    for i in 0..60u64 {
+        blocked.insert(&i);
+        classic.insert(&i);
+    }
+    assert_eq!(classic.probe_sequence(), filter_core::ProbeSequence::Linear);
+    for bit in 0..16 {
+        let reason = corrupt_reason(Blocked::from_bytes(&flag(&blocked.to_bytes(), bit)));
+        assert!(
+            reason.contains("unknown flags"),
+            "blocked bit {bit}: {reason}"
+        );
+        let flagged = flag(&classic.to_bytes(), bit);
+        let loaded = CountingBloomFilter::from_bytes(&flagged);
+        if 1 << bit == FLAG_CUBIC_PROBES {
+            let mut f = loaded.unwrap();
+            assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Cubic);
+            assert_eq!(f.to_bytes(), flagged);
+            (1_000..1_200u64).for_each(|i| f.insert(&i));
+            assert!((1_000..1_200u64).all(|i| f.contains(&i) && f.remove(&i)));
+        } else {
+            let Err(Error::Corrupt { reason }) = loaded else {
+                panic!("classic bit {bit}: {loaded:?}");
+            };
+            assert!(
+                reason.contains("unknown flags"),
+                "classic bit {bit}: {reason}"
+            );
+        }
+    }
+}
