@@ -210,6 +210,40 @@ fn classic_keeps_every_key_at_boundary_sizes() {
         let f = BloomFilter::with_fpr(n, 0.01).unwrap();
         drive(&f, n as u64, ops(), &format!("classic n={n}"));
     }
+    // Either side of the line where new tables switch from the cubic to the
+    // linear sequence (64 · 2^k bits).
+    for k in [1u32, 2, 3, 7] {
+        for bits in [(64 << k) - 1, 64 << k] {
+            let f = BloomFilter::with_bits(bits, k).unwrap();
+            drive(
+                &f,
+                bits ^ 0xC0FF,
+                ops(),
+                &format!("classic {bits}/{k} at the line"),
+            );
+        }
+    }
+}
+
+#[test]
+fn classic_keeps_every_key_in_tiny_linear_tables() {
+    // Tiny tables are built cubic; only format 1.0 bytes (no flag) load them
+    // linear, where a key's probes fall on a few bits far more often.
+    for bits in [1u64, 2, 3, 64, 65, 1000] {
+        for k in [1, 2, 7, 31] {
+            let mut bytes = BloomFilter::with_bits(bits, k).unwrap().to_bytes();
+            bytes[10] = 0; // the flags: no FLAG_CUBIC_PROBES
+            filter_core::format::reseal(&mut bytes);
+            let f = BloomFilter::from_bytes(&bytes).unwrap();
+            assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Linear);
+            drive(
+                &f,
+                bits * 7 + u64::from(k),
+                ops() / 2,
+                &format!("linear {bits}/{k}"),
+            );
+        }
+    }
 }
 
 #[test]
