@@ -270,9 +270,10 @@ impl<S: BuildHasher> BloomFilter<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the bit or hash counts differ;
-    /// [`Error::HasherMismatch`] when the hashers hash differently. `self` is
-    /// unchanged on error.
+    /// [`Error::Incompatible`] when the bit or hash counts or the probe
+    /// sequences differ (equal sizes can differ in sequence when one filter
+    /// was loaded from format 1.0 bytes); [`Error::HasherMismatch`] when the
+    /// hashers hash differently. `self` is unchanged on error.
     pub fn union(&mut self, other: &Self) -> Result<(), Error> {
         self.check_compatible(other)?;
         self.bits.union_with(&other.bits);
