@@ -194,7 +194,8 @@ pub struct LinearProbes {
 
 impl LinearProbes {
     /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
-    /// `hash`, in a table of `len` cells.
+    /// `hash`, in a table of `len` cells. Every filter has `len ≥ 1`; with
+    /// `len = 0` every probe is 0, which no table can hold.
     #[inline(always)]
     pub fn new(hash: u64, len: usize) -> Self {
         let x = mix64(hash);
@@ -245,7 +246,8 @@ pub struct CubicProbes {
 
 impl CubicProbes {
     /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
-    /// `hash`, in a table of `len` cells.
+    /// `hash`, in a table of `len` cells. Every filter has `len ≥ 1`; with
+    /// `len = 0` every probe is 0, which no table can hold.
     #[inline(always)]
     pub fn new(hash: u64, len: usize) -> Self {
         let x = mix64(hash);
@@ -281,7 +283,8 @@ impl Iterator for CubicProbes {
 /// The first `k` probes of the key whose raw hash is `hash` in a table of
 /// `len` cells probed by `sequence`, collected: for tests, diagnostics and
 /// cold paths. Hot paths match on the sequence and run a loop generic over
-/// [`LinearProbes`] / [`CubicProbes`].
+/// [`LinearProbes`] / [`CubicProbes`]. Allocates `k` positions, so `k` is
+/// a filter's hash count, not an arbitrary `u32`.
 pub fn probe_positions(hash: u64, len: usize, sequence: ProbeSequence, k: u32) -> Vec<usize> {
     let k = k as usize;
     match sequence {
