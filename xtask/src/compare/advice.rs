@@ -254,6 +254,7 @@ mod tests {
                 sized: false,
                 deterministic: true,
                 measure: unmeasured,
+                one_set: |_, _, _| Err("not measured in this test".into()),
             },
             n,
             target: Target::Fixed,

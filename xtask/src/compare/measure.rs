@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use super::Result;
+use super::small_sets::{self, SetCount};
 use super::subject::{Family, Subject, Target};
 use super::workload::Workload;
 
@@ -31,6 +32,9 @@ pub(crate) struct Entry {
     pub(crate) sized: bool,
     pub(crate) deterministic: bool,
     pub(crate) measure: fn(&Workload, Target) -> Result<Sample>,
+    /// Builds one filter from a small key set and counts its false
+    /// positives (the "small sets" section).
+    pub(crate) one_set: fn(&[u64], &[u64], Target) -> Result<SetCount>,
 }
 
 /// The registry entry of `S`.
@@ -46,6 +50,7 @@ pub(crate) fn entry<S: Subject>() -> Entry {
         sized: S::SIZED,
         deterministic: S::DETERMINISTIC,
         measure: sample::<S>,
+        one_set: small_sets::one_set::<S>,
     }
 }
 

@@ -25,6 +25,8 @@ mod ours;
 mod peers;
 mod report;
 mod row;
+mod small_report;
+mod small_sets;
 mod subject;
 mod theory;
 mod workload;
@@ -77,15 +79,26 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let started = Instant::now();
     let rows = measure_all(&options, &entries)?;
     let elapsed = started.elapsed();
+    let plans: &[small_sets::Plan] = if options.quick {
+        &small_sets::QUICK
+    } else {
+        &small_sets::FULL
+    };
+    let small = small_sets::measure(options.seed, plans, &rows_of(&options, &entries));
 
     std::fs::create_dir_all(&options.out)
         .map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
-    let written = report::write(&options, &machine, &rows, elapsed)?;
+    let written = report::write(&options, &machine, &rows, &small, elapsed)?;
     let charts = charts::write(&options.out, &rows)?;
     for path in written.iter().chain(&charts) {
         eprintln!("wrote {}", path.display());
     }
-    eprintln!("measured {} rows in {}", rows.len(), duration(elapsed));
+    eprintln!(
+        "measured {} rows in {}, small sets in {}",
+        rows.len(),
+        duration(elapsed),
+        duration(small.elapsed)
+    );
 
     let broken: Vec<String> = rows
         .iter()
@@ -99,6 +112,20 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
                 r.accuracy.failed_removes.unwrap_or(0)
             )
         })
+        .chain(
+            small
+                .rows
+                .iter()
+                .filter(|r| r.false_negatives() > 0)
+                .map(|r| {
+                    format!(
+                        "{} ({}) on small sets: {} false negatives",
+                        r.entry.name,
+                        r.entry.krate,
+                        r.false_negatives()
+                    )
+                }),
+        )
         .collect();
     if !broken.is_empty() {
         return Err(format!(

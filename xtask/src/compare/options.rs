@@ -15,7 +15,8 @@ keys, measures space, false-positive rate and speed, and writes
 comparison.md, comparison.csv and SVG charts.
 
 options:
-  --quick          100k keys, 1 % target, fewer repetitions (CI; under a minute)
+  --quick          100k keys, 1 % target, fewer repetitions, small sets of 100
+                   keys only (CI; under a minute)
   --n <list>       key counts, comma-separated; k/M suffixes allowed (default 100k,1M,10M)
   --fpr <list>     target rates of the sized filters (default 0.01,0.001)
   --seed <u64>     key seed (default 1); space and FPR are reproducible from it
@@ -37,6 +38,8 @@ pub(crate) struct Options {
     pub(crate) out: PathBuf,
     /// True when any option narrowed the default run.
     pub(crate) narrowed: bool,
+    /// `--quick`: the small-sets section runs its short plan too.
+    pub(crate) quick: bool,
 }
 
 /// The default (full) run: a cache-resident size, one beyond L2 and one
@@ -117,6 +120,7 @@ impl Options {
             reps,
             out,
             narrowed,
+            quick,
         }))
     }
 
