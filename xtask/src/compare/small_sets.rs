@@ -7,7 +7,7 @@
 //! table can collapse in a small one (`filter_core::probes` tells how our
 //! Bloom filters did, and what fixed it). One small filter's rate is too
 //! noisy to judge, so for each size the harness builds T filters from T
-//! disjoint seeded key sets and queries each with the same q non-members, and
+//! disjoint seeded key sets, queries each with q non-members of its own, and
 //! reports the mean over all T·q queries with a standard error that includes
 //! the set-to-set spread (see [`estimate`]).
 //!
@@ -216,7 +216,10 @@ pub(crate) struct SmallSets {
 ///
 /// Set t of size n holds the member keys with indices t·n..(t+1)·n (the
 /// seeded generator of the main run), so no two sets share a key; the
-/// queries are the first q non-member keys, disjoint from every set.
+/// queries of set t are the non-member keys with indices t·q..(t+1)·q,
+/// disjoint from every set by construction. Each set getting queries of its
+/// own keeps the sets' rates independent, which the standard error assumes:
+/// shared queries would share any query that happens to be unlucky.
 pub(crate) fn measure(seed: u64, plans: &[Plan], rows: &[(Entry, Target)]) -> SmallSets {
     let started = Instant::now();
     // A peer that panics on a tiny set must not end the run, nor print one
@@ -226,7 +229,7 @@ pub(crate) fn measure(seed: u64, plans: &[Plan], rows: &[(Entry, Target)]) -> Sm
     let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); rows.len()];
     for &plan in plans {
         let members = keys::members(seed, plan.n * plan.sets);
-        let queries = keys::non_members(seed, plan.queries);
+        let queries = keys::non_members(seed, plan.queries * plan.sets);
         for (i, &(entry, target)) in rows.iter().enumerate() {
             let outcome = measure_cell(entry, target, plan, &members, &queries);
             cells[i].push(Cell { plan, outcome });
@@ -268,7 +271,8 @@ fn measure_cell(
     let mut counts = Vec::with_capacity(plan.sets);
     let mut failed = 0;
     let mut first_error = None;
-    for set in members.chunks_exact(plan.n).take(plan.sets) {
+    let sets = members.chunks_exact(plan.n).take(plan.sets);
+    for (set, queries) in sets.zip(queries.chunks_exact(plan.queries)) {
         let result = catch_unwind(AssertUnwindSafe(|| (entry.one_set)(set, queries, target)))
             .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&*panic)).into()));
         match result {
