@@ -11,7 +11,7 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  compare   measure every filter and its peers; write docs/comparison.{md,csv} and charts
+  compare   measure every filter and its peers; write docs/comparison.{md,csv}, comparison-small.csv and charts
             (`cargo xtask compare --help` lists the options)";
 
 fn main() -> ExitCode {

@@ -12,7 +12,8 @@ usage: cargo xtask compare [options]
 
 Builds every filter of the workspace and its peer crates from the same seeded
 keys, measures space, false-positive rate and speed, and writes
-comparison.md, comparison.csv and SVG charts.
+comparison.md, comparison.csv, comparison-small.csv (false-positive rates on
+sets of 10 to 1000 keys) and SVG charts.
 
 options:
   --quick          100k keys, 1 % target, fewer repetitions, small sets of 100

@@ -115,7 +115,7 @@ pub(crate) fn section(small: &SmallSets) -> String {
          filter's own expected rate for fixed-rate ones (marked *expected*; a cuckoo \
          filter's depends on its load, so it is averaged over the sets). The standard error \
          includes the set-to-set spread: the standard deviation of the per-set rates over \
-         √(sets), or the binomial √(p(1−p)/queries) at the larger of the measured and \
+         √(sets), or the binomial √(p(1−p)/(sets·queries)) at the larger of the measured and \
          reference rates, whichever is larger. 1.00 means the promise holds on small sets; \
          below 1, the filter is more accurate than asked (usually because its table was \
          rounded up to whole blocks or a power of two, which costs space); above 1, it \
