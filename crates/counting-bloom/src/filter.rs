@@ -203,19 +203,26 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
         let len = self.counters;
+        // The "was it new" answer is unused here, and compiled away.
         match self.sequence {
             ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
             ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
-        }
+        };
     }
 
-    /// The body of [`insert_hash`](Self::insert_hash), once per probe
-    /// sequence (see [`LinearProbes`] for why).
+    /// The body of [`insert_hash`](Self::insert_hash) and
+    /// [`insert_unique_hash`](Self::insert_unique_hash), once per probe
+    /// sequence (see [`LinearProbes`] for why): increments the item's
+    /// counters and returns whether one of them was zero. A position that
+    /// repeats within the item sees its own increment the second time, but
+    /// the first visit already saw the zero.
     #[inline(always)]
-    fn insert_probes(&mut self, probes: impl Iterator<Item = usize>) {
+    fn insert_probes(&mut self, probes: impl Iterator<Item = usize>) -> bool {
+        let mut new = false;
         for position in probes.take(self.hashes as usize) {
             let (word, shift) = locate(position);
             let value = (self.table[word] >> shift) & 15;
+            new |= value == 0;
             if value < MAX_COUNT {
                 self.table[word] += 1 << shift;
                 if value + 1 == MAX_COUNT {
@@ -223,6 +230,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 }
             }
         }
+        new
     }
 
     /// Adds one copy of `item` and returns `true` if it was certainly not
@@ -252,30 +260,9 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
         let len = self.counters;
         match self.sequence {
-            ProbeSequence::Linear => self.insert_unique_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Cubic => self.insert_unique_probes(CubicProbes::new(hash, len)),
+            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
         }
-    }
-
-    /// [`insert_probes`](Self::insert_probes), also noting whether a
-    /// counter was zero. A position that repeats within the item sees its
-    /// own increment the second time, but the first visit already saw the
-    /// zero.
-    #[inline(always)]
-    fn insert_unique_probes(&mut self, probes: impl Iterator<Item = usize>) -> bool {
-        let mut new = false;
-        for position in probes.take(self.hashes as usize) {
-            let (word, shift) = locate(position);
-            let value = (self.table[word] >> shift) & 15;
-            new |= value == 0;
-            if value < MAX_COUNT {
-                self.table[word] += 1 << shift;
-                if value + 1 == MAX_COUNT {
-                    self.saturated += 1;
-                }
-            }
-        }
-        new
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
