@@ -17,7 +17,9 @@
 //!   ([`LinearProbes`], [`CubicProbes`], chosen by [`ProbeSequence`]);
 //! - sizing math ([`sizing`]) with checked inputs;
 //! - the byte format ([`format`](mod@format)): a writer and a validating reader;
-//! - fallible table allocation ([`memory`]).
+//! - fallible table allocation ([`memory`]);
+//! - batched lookups ([`batch`]): many keys at once, their memory requested
+//!   ahead with a prefetch hint ([`prefetch`](mod@prefetch)).
 //!
 //! Users rarely name this crate: every filter crate re-exports the traits and
 //! the error.
@@ -65,6 +67,9 @@
 //! - **No `%` and no power-of-two tables.** [`reduce`] maps a hash to any
 //!   range with one multiply, so tables are sized to what the target rate
 //!   needs, not to the next power of two.
+//! - **One `unsafe` block**, the prefetch hint in [`prefetch`](mod@prefetch):
+//!   a hint never faults and never changes a result, and batched lookups
+//!   measured up to four times faster with it (see [`batch`]).
 //! - **The reader distrusts its input.** Every length is checked against the
 //!   bytes present before allocating; see [`format`](mod@format).
 //!
@@ -75,12 +80,14 @@
 //!   own tests. Not covered by semver.
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+pub mod batch;
 mod error;
 pub mod format;
 pub mod hash;
 pub mod memory;
+pub mod prefetch;
 pub mod probes;
 pub mod sizing;
 #[cfg(feature = "testing")]

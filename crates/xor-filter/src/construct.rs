@@ -62,8 +62,8 @@ use filter_core::memory::zeroed_vec;
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
-use crate::prefetch::prefetch;
 use crate::table::{Table, mixed};
+use filter_core::prefetch::prefetch;
 
 /// How many seeds are tried before giving up. For distinct hashes the chance
 /// that every one fails is far below anything observable: an xor attempt

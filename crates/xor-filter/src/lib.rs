@@ -57,7 +57,7 @@
 //!   `construct.rs`).
 //! - **Peeling breadth first, with prefetching.** Construction is bound by
 //!   cache misses. Peeling in order of discovery lets the slots a few steps
-//!   ahead be prefetched (the crate's one `unsafe` block, `prefetch.rs`), so
+//!   ahead be prefetched (with `filter_core::prefetch`), so
 //!   misses overlap instead of queueing. Against `xorf` 0.13 (a port of the
 //!   reference code) on the same keys and hasher, builds take 0.2–0.4× its
 //!   time for xor and 0.3–0.7× for binary fuse, and lookups are level (see
@@ -81,10 +81,11 @@
 //! - **Tiny sets work.** The xor layout's `+ 32` and the binary fuse size
 //!   factor (up to ~6 for two keys) keep small hypergraphs peelable; n = 0
 //!   builds an empty table that answers with the usual false-positive rate.
-//! - **Two small `unsafe` blocks, each paid for by a measurement:** the
-//!   prefetch hint (`prefetch.rs`), and unchecked indexing of the three
-//!   lookups (`table.rs`), which made lookups ~10 % faster at 10^6 keys. The
-//!   lookup's indices are in range by construction: every layout maps any
+//! - **One small `unsafe` block, paid for by a measurement:** unchecked
+//!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
+//!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
+//!   now `filter_core::prefetch`, shared with every filter's batched
+//!   lookups.) The lookup's indices are in range by construction: every layout maps any
 //!   hash below its slot count, and a table always has exactly that many
 //!   entries (`from_bytes` refuses any other count). Construction keeps its
 //!   bounds checks.
@@ -102,7 +103,6 @@ mod binary_fuse;
 mod construct;
 mod fingerprint;
 mod layout;
-mod prefetch;
 mod table;
 mod xor;
 
