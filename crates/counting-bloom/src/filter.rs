@@ -292,13 +292,26 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// The body of [`contains_hash`](Self::contains_hash), for one sequence.
     #[inline(always)]
     fn contains_probes(&self, probes: impl Iterator<Item = usize>) -> bool {
+        let branch_free = size_of_val(&self.table[..]) <= BRANCH_FREE_MAX_BYTES;
+        self.test_counters(probes, branch_free)
+    }
+
+    /// Whether every counter at `probes` is non-zero: all tested without
+    /// branches if `branch_free` (every load overlaps), else stopping at the
+    /// first zero (no load past it).
+    #[inline(always)]
+    pub(crate) fn test_counters(
+        &self,
+        probes: impl Iterator<Item = usize>,
+        branch_free: bool,
+    ) -> bool {
         let table = &self.table[..];
         let counter = |position: usize| {
             let (word, shift) = locate(position);
             (table[word] >> shift) & 15
         };
         let mut probes = probes.take(self.hashes as usize);
-        if size_of_val(table) <= BRANCH_FREE_MAX_BYTES {
+        if branch_free {
             let mut all = 1;
             for position in probes {
                 all &= u64::from(counter(position) != 0);

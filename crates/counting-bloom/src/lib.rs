@@ -109,6 +109,13 @@
 //!   small tables probe a cubic sequence (format 1.1) and measure what
 //!   independent probes give, 1.09× p at 10 items and 1 % (a small table's
 //!   fill varies with its few items), 1.01× at 100 items and 0.1 %.
+//! - **Batched lookups.** `contains_batch` answers many queries in order,
+//!   requesting each query's cache lines sixteen queries ahead
+//!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
+//!   at once. Measured at 10M keys and p = 1 % (48–49 MB tables): about
+//!   23 ns per query against 95–105 ns one by one for
+//!   [`CountingBloomFilter`], 16 ns against 42–46 ns for
+//!   [`BlockedCountingBloomFilter`].
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
 //!   from its layout given Poisson block loads (the classic independent-counter
 //!   approximation overstated it by up to 4 %, and so oversized filters);
@@ -137,6 +144,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod batch;
 mod blocked;
 mod blocked_encoding;
 mod blocked_estimates;

@@ -1,0 +1,142 @@
+//! Batched lookups for both layouts (see [`filter_core::batch`]): the
+//! cache lines a key's lookup will read are prefetched sixteen keys ahead,
+//! k lines for [`CountingBloomFilter`], two for
+//! [`BlockedCountingBloomFilter`].
+
+use std::hash::{BuildHasher, Hash};
+
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::prefetch::prefetch;
+use filter_core::{CubicProbes, LinearProbes, ProbeSequence, reduce};
+
+use crate::counter_block::mixed;
+use crate::counters::locate;
+use crate::{BlockedCountingBloomFilter, CountingBloomFilter};
+
+impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
+    #[inline(always)]
+    fn prefetch_hash(&self, hash: u64) {
+        let hashes = self.hashes as usize;
+        let mut ask = |position: usize| prefetch(&self.table, locate(position).0);
+        match self.sequence {
+            ProbeSequence::Linear => LinearProbes::new(hash, self.counters)
+                .take(hashes)
+                .for_each(&mut ask),
+            ProbeSequence::Cubic => CubicProbes::new(hash, self.counters)
+                .take(hashes)
+                .for_each(&mut ask),
+        }
+    }
+
+    /// Branch-free at every size: the counters were prefetched, so the
+    /// early exit that saves DRAM traffic in a lone lookup saves nothing
+    /// here and mispredicts (measured at 10M keys, p = 1 %: 23 ns against
+    /// 27 ns per key).
+    #[inline(always)]
+    fn lookup_hash(&self, hash: u64) -> bool {
+        let len = self.counters;
+        match self.sequence {
+            ProbeSequence::Linear => self.test_counters(LinearProbes::new(hash, len), true),
+            ProbeSequence::Cubic => self.test_counters(CubicProbes::new(hash, len), true),
+        }
+    }
+
+    fn worth_prefetching(&self) -> bool {
+        self.table.len() * 8 >= PREFETCH_MIN_BYTES
+    }
+}
+
+impl<S: BuildHasher> CountingBloomFilter<S> {
+    /// Whether each item of `items` may be present, in order: the answers
+    /// of [`contains`](Self::contains), item by item, computed with the
+    /// counters of the items sixteen ahead already requested from memory
+    /// (see [`filter_core::batch`]). Use it when the items are known up
+    /// front and the table is larger than the cache: at 10M items and
+    /// p = 1 % (a 48 MB table) it measured about 23 ns per item against
+    /// 95–105 ns for [`contains`](Self::contains) one by one. Tables under
+    /// 1 MiB are looked up one by one, as by `contains`.
+    ///
+    /// ```
+    /// use counting_bloom::CountingBloomFilter;
+    ///
+    /// let mut blocklist = CountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// blocklist.insert("spam.example");
+    /// let senders = ["spam.example", "friend.example"];
+    /// let blocked: Vec<bool> = blocklist.contains_batch(senders).collect();
+    /// assert_eq!(blocked[0], true);
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+        &'a self,
+        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(
+            self,
+            items.into_iter().map(|item| self.hasher.hash_one(item)),
+        )
+    }
+
+    /// As [`contains_batch`](Self::contains_batch), for raw 64-bit hashes.
+    pub fn contains_hash_batch<'a>(
+        &'a self,
+        hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(self, hashes.into_iter())
+    }
+}
+
+impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
+    #[inline(always)]
+    fn prefetch_hash(&self, hash: u64) {
+        let (x, y) = mixed(hash);
+        prefetch(&self.blocks, reduce(x, self.blocks.len()));
+        prefetch(&self.blocks, reduce(y, self.blocks.len()));
+    }
+
+    #[inline(always)]
+    fn lookup_hash(&self, hash: u64) -> bool {
+        self.contains_hash(hash)
+    }
+
+    fn worth_prefetching(&self) -> bool {
+        self.blocks.len() * 64 >= PREFETCH_MIN_BYTES
+    }
+}
+
+impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
+    /// Whether each item of `items` may be present, in order: the answers
+    /// of [`contains`](Self::contains), item by item, computed with the
+    /// blocks of the items sixteen ahead already requested from memory (see
+    /// [`filter_core::batch`]). Use it when the items are known up front and
+    /// the table is larger than the cache: at 10M items and p = 1 % (a
+    /// 49 MB table) it measured about 16 ns per item against 42–46 ns for
+    /// [`contains`](Self::contains) one by one. Tables under 1 MiB are looked
+    /// up one by one, as by `contains`.
+    ///
+    /// ```
+    /// use counting_bloom::BlockedCountingBloomFilter;
+    ///
+    /// let mut blocklist = BlockedCountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// blocklist.insert(&42u64);
+    /// let present = blocklist.contains_batch(&[42u64, 7]).filter(|&p| p).count();
+    /// assert!(present >= 1);
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+        &'a self,
+        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(
+            self,
+            items.into_iter().map(|item| self.hasher.hash_one(item)),
+        )
+    }
+
+    /// As [`contains_batch`](Self::contains_batch), for raw 64-bit hashes.
+    pub fn contains_hash_batch<'a>(
+        &'a self,
+        hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(self, hashes.into_iter())
+    }
+}
