@@ -54,7 +54,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// front and the table is larger than the cache: at 10M items and
     /// p = 1 % (a 48 MB table) it measured about 23 ns per item against
     /// 95–105 ns for [`contains`](Self::contains) one by one. Tables under
-    /// 1 MiB are looked up one by one, as by `contains`.
+    /// 8 MiB are looked up one by one, as by `contains`.
     ///
     /// ```
     /// use counting_bloom::CountingBloomFilter;
@@ -110,7 +110,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// [`filter_core::batch`]). Use it when the items are known up front and
     /// the table is larger than the cache: at 10M items and p = 1 % (a
     /// 49 MB table) it measured about 16 ns per item against 42–46 ns for
-    /// [`contains`](Self::contains) one by one. Tables under 1 MiB are looked
+    /// [`contains`](Self::contains) one by one. Tables under 8 MiB are looked
     /// up one by one, as by `contains`.
     ///
     /// ```
