@@ -14,7 +14,7 @@ use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, LinearProbes, ProbeSequenc
 pub const MAX_HASHES: u32 = 1024;
 
 /// Bits per storage word of `fixedbitset` on this target.
-const WORD_BITS: usize = usize::BITS as usize;
+pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 
 /// A classic Bloom filter: `bits` bits, each key sets `hashes` of them.
 ///
@@ -238,11 +238,25 @@ impl<S: BuildHasher> BloomFilter<S> {
 
     /// The body of [`contains_hash`](Self::contains_hash), for one sequence.
     #[inline(always)]
-    fn contains_probes(&self, mut positions: impl Iterator<Item = usize>) -> bool {
+    fn contains_probes(&self, positions: impl Iterator<Item = usize>) -> bool {
+        let early_exit = size_of_val(self.bits.as_slice()) > BRANCH_FREE_MAX_BYTES;
+        self.test_bits(positions, early_exit)
+    }
+
+    /// Whether the first k bits at `positions` are all set: with
+    /// `early_exit`, the first two are tested before the others are loaded
+    /// (a miss in a table in DRAM then usually costs two cache lines, not
+    /// k); without, all k are loaded and tested without a branch.
+    #[inline(always)]
+    pub(crate) fn test_bits(
+        &self,
+        mut positions: impl Iterator<Item = usize>,
+        early_exit: bool,
+    ) -> bool {
         let words = self.bits.as_slice();
         let bit = |p: usize| words[p / WORD_BITS] >> (p % WORD_BITS);
         let mut unchecked = self.hashes as usize;
-        if size_of_val(words) > BRANCH_FREE_MAX_BYTES {
+        if early_exit {
             // The sequence is endless, so both are `Some`.
             let first = positions.next().unwrap_or(0);
             let second = positions.next().unwrap_or(0);

@@ -111,6 +111,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod batch;
 mod block;
 mod blocked;
 mod classic;

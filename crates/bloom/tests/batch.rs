@@ -1,0 +1,89 @@
+//! Batched lookups answer exactly as one-by-one lookups, in order, for tables
+//! below and above the prefetching threshold.
+
+use bloom::{BlockedBloomFilter, BloomFilter};
+use filter_core::batch::PREFETCH_MIN_BYTES;
+use filter_core::testing::keys;
+use quickcheck::quickcheck;
+
+/// Members and as many non-members, interleaved, for `n` inserted keys.
+fn queries(members: &[u64], non_members: &[u64]) -> Vec<u64> {
+    members
+        .iter()
+        .zip(non_members)
+        .flat_map(|(&a, &b)| [a, b])
+        .collect()
+}
+
+#[test]
+fn batches_agree_with_single_lookups_in_small_and_large_tables() {
+    // A table for 7,500,000 keys at 1 % takes 9 MB (prefetched: at least
+    // PREFETCH_MIN_BYTES), one for 1,000 keys 1.2 KB (not). The large one
+    // holds 20,000 keys: the answers, not the fill, are under test.
+    for (capacity, n) in [(1_000usize, 1_000usize), (7_500_000, 20_000)] {
+        let members = keys::members(3, n);
+        let non_members = keys::non_members(3, n);
+        let asked = queries(&members, &non_members);
+
+        let mut classic = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        for key in &members {
+            classic.insert(key);
+            blocked.insert(key);
+        }
+        assert_eq!(
+            classic.memory_bytes() >= PREFETCH_MIN_BYTES,
+            capacity > 1_000,
+            "the sizes straddle the threshold"
+        );
+        let one_by_one: Vec<bool> = asked.iter().map(|k| classic.contains(k)).collect();
+        let batched: Vec<bool> = classic.contains_batch(&asked).collect();
+        assert_eq!(batched, one_by_one, "BloomFilter, {n} keys");
+        assert!(
+            batched.iter().step_by(2).all(|&found| found),
+            "no false negatives"
+        );
+
+        let one_by_one: Vec<bool> = asked.iter().map(|k| blocked.contains(k)).collect();
+        let batched: Vec<bool> = blocked.contains_batch(&asked).collect();
+        assert_eq!(batched, one_by_one, "BlockedBloomFilter, {n} keys");
+        assert!(
+            batched.iter().step_by(2).all(|&found| found),
+            "no false negatives"
+        );
+
+        let hashes: Vec<u64> = asked
+            .iter()
+            .map(|&k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let by_hash: Vec<bool> = hashes.iter().map(|&h| blocked.contains_hash(h)).collect();
+        assert_eq!(
+            blocked
+                .contains_hash_batch(hashes.iter().copied())
+                .collect::<Vec<_>>(),
+            by_hash
+        );
+        let by_hash: Vec<bool> = hashes.iter().map(|&h| classic.contains_hash(h)).collect();
+        assert_eq!(
+            classic.contains_hash_batch(hashes).collect::<Vec<_>>(),
+            by_hash
+        );
+    }
+}
+
+quickcheck! {
+    /// Any sequence of queries, of any length (shorter and longer than the
+    /// lookahead), in a table that is prefetched (sized for 7,500,000 keys at 1 %: 9 MB) or not (200 keys: 240 bytes).
+    fn batches_agree(large: bool, inserted: Vec<u16>, asked: Vec<u16>) -> bool {
+        let capacity = if large { 7_500_000 } else { 200 };
+        let mut classic = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        for key in &inserted {
+            classic.insert(key);
+            blocked.insert(key);
+        }
+        let classic_ok = classic.contains_batch(&asked).eq(asked.iter().map(|k| classic.contains(k)));
+        let blocked_ok = blocked.contains_batch(&asked).eq(asked.iter().map(|k| blocked.contains(k)));
+        classic_ok && blocked_ok
+    }
+}
