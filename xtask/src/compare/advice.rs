@@ -240,6 +240,7 @@ mod tests {
             hit_ns: 4.0,
             miss_ns: 4.0,
             mixed_ns: 4.0,
+            batched_ns: None,
             remove_ns: None,
         };
         Row {
@@ -251,6 +252,7 @@ mod tests {
                 hasher: "none",
                 dynamic: false,
                 remove: false,
+                batch: false,
                 sized: false,
                 deterministic: true,
                 measure: unmeasured,

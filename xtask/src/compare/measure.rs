@@ -29,6 +29,7 @@ pub(crate) struct Entry {
     pub(crate) hasher: &'static str,
     pub(crate) dynamic: bool,
     pub(crate) remove: bool,
+    pub(crate) batch: bool,
     pub(crate) sized: bool,
     pub(crate) deterministic: bool,
     pub(crate) measure: fn(&Workload, Target) -> Result<Sample>,
@@ -47,6 +48,7 @@ pub(crate) fn entry<S: Subject>() -> Entry {
         hasher: S::HASHER,
         dynamic: S::DYNAMIC,
         remove: S::REMOVE,
+        batch: S::BATCH,
         sized: S::SIZED,
         deterministic: S::DETERMINISTIC,
         measure: sample::<S>,
@@ -76,6 +78,9 @@ pub(crate) struct Timing {
     pub(crate) miss_ns: f64,
     /// Half members, half non-members, shuffled (see `Workload::mixed`).
     pub(crate) mixed_ns: f64,
+    /// The mixed queries through the filter's batched lookup, for filters
+    /// that have one.
+    pub(crate) batched_ns: Option<f64>,
     pub(crate) remove_ns: Option<f64>,
 }
 
@@ -88,6 +93,7 @@ pub(crate) struct Sample {
     hit_batches: Vec<f64>,
     miss_batches: Vec<f64>,
     mixed_batches: Vec<f64>,
+    batched_batches: Vec<f64>,
     remove_batches: Vec<f64>,
 }
 
@@ -131,6 +137,12 @@ fn count_hits<S: Subject>(filter: &S, keys: &[u64]) -> usize {
     keys.iter().map(|&k| usize::from(filter.contains(k))).sum()
 }
 
+/// Counts the keys `filter` reports present through its batched lookup.
+#[inline(never)]
+fn count_batch<S: Subject>(filter: &S, keys: &[u64]) -> usize {
+    black_box(filter).count_batch(keys)
+}
+
 /// Removes every key once; returns how many removes reported success.
 #[inline(never)]
 fn remove_all<S: Subject>(filter: &mut S, keys: &[u64]) -> usize {
@@ -153,7 +165,20 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
     let (false_positives, miss_batches) = batched(queries, |keys| count_hits(&filter, keys));
     let (mixed_hits, mixed_batches) = batched(&workload.mixed, |keys| count_hits(&filter, keys));
-    black_box(mixed_hits);
+    let mut batched_batches = Vec::new();
+    if S::BATCH {
+        let (batch_hits, batches) = batched(&workload.mixed, |keys| count_batch(&filter, keys));
+        // The batched lookup must answer exactly as one-by-one lookups; a
+        // count that differs is a bug, not a timing.
+        if batch_hits != mixed_hits {
+            return Err(format!(
+                "{}: batched lookups found {batch_hits} of the mixed queries, one-by-one lookups {mixed_hits}",
+                S::NAME
+            )
+            .into());
+        }
+        batched_batches = batches;
+    }
 
     let mut accuracy = Accuracy {
         params: filter.params(),
@@ -177,6 +202,7 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         hit_batches,
         miss_batches,
         mixed_batches,
+        batched_batches,
         remove_batches,
     })
 }
@@ -239,6 +265,7 @@ fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
         hit_ns: pool(|s| &s.hit_batches),
         miss_ns: pool(|s| &s.miss_batches),
         mixed_ns: pool(|s| &s.mixed_batches),
+        batched_ns: entry.batch.then(|| pool(|s| &s.batched_batches)),
         remove_ns: entry.remove.then(|| pool(|s| &s.remove_batches)),
     }
 }

@@ -60,6 +60,10 @@ impl Subject for Bloom {
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
     }
+    const BATCH: bool = true;
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        self.0.contains_batch(keys).filter(|&found| found).count()
+    }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
@@ -102,6 +106,10 @@ impl Subject for Blocked {
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
+    }
+    const BATCH: bool = true;
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        self.0.contains_batch(keys).filter(|&found| found).count()
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
@@ -153,6 +161,10 @@ impl Subject for Counting {
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
     }
+    const BATCH: bool = true;
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        self.0.contains_batch(keys).filter(|&found| found).count()
+    }
     #[inline(always)]
     fn remove(&mut self, key: u64) -> bool {
         self.0.remove(&key)
@@ -200,6 +212,10 @@ impl Subject for BlockedCounting {
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
+    }
+    const BATCH: bool = true;
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        self.0.contains_batch(keys).filter(|&found| found).count()
     }
     #[inline(always)]
     fn remove(&mut self, key: u64) -> bool {

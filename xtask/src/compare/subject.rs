@@ -61,6 +61,14 @@ pub(crate) trait Subject: Sized {
     fn build(keys: &[u64], target: Target) -> Result<Self>;
     /// Membership query.
     fn contains(&self, key: u64) -> bool;
+    /// Has a batched lookup (`contains_batch`, ours only): timed on the
+    /// mixed queries as a column of its own.
+    const BATCH: bool = false;
+    /// How many of `keys` the batched lookup reports present; only called
+    /// when [`Self::BATCH`].
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        keys.iter().filter(|&&k| self.contains(k)).count()
+    }
     /// Removes one copy of `key`; only called when [`Self::REMOVE`].
     fn remove(&mut self, _key: u64) -> bool {
         false
