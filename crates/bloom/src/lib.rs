@@ -65,6 +65,14 @@
 //!   miss's extra loads cost more than a misprediction, so there a lookup
 //!   checks two probes first (which ends three misses in four) and the rest
 //!   together.
+//! - **Batched lookups.** `contains_batch` answers many queries in order,
+//!   requesting each query's cache lines sixteen queries ahead
+//!   ([`filter_core::batch`]), so that a table outside the cache serves
+//!   many misses at once. It pays from about 8 MiB: at 10M keys and
+//!   p = 1 % (12 MB classic, 13 MB blocked, both competing for a shared
+//!   last-level cache) one run measured 11.9 ns per query against 19–23 ns
+//!   one by one for [`BloomFilter`], 3.5 against 3.6–8.9 ns for
+//!   [`BlockedBloomFilter`]. Smaller tables are looked up one by one.
 //! - **The blocked filter is Parquet's split block.** One 256-bit block
 //!   per key, 32-byte aligned so it never straddles a cache line, one bit in
 //!   each of its eight 32-bit lanes: one memory access and no collisions
