@@ -136,6 +136,30 @@ pub(crate) fn section(rows: &[Row]) -> String {
     let at_target = |r: &&Row| r.target_fpr().is_none_or(|p| Some(p) == target);
     let tag = target.map_or(String::new(), |p| format!(" at {}", pct(p)));
 
+    // Batched lookups, where the filters have them.
+    let batched: Vec<String> = ours_at(large)
+        .filter(at_target)
+        .filter_map(|r| {
+            let batched = r.timing.batched_ns?;
+            Some(format!(
+                "{} {:.1} → {:.1} ns",
+                describe(r),
+                r.lookup_ns(),
+                batched
+            ))
+        })
+        .collect();
+    if !batched.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Queries known up front (joins, batches of LSM-tree reads), {} keys{tag}:** \
+             `contains_batch` requests each query's memory sixteen queries ahead; \
+             one by one → batched: {}.",
+            count(large),
+            batched.join("; ")
+        );
+    }
+
     // Deletes.
     let removable: Vec<&Row> = ours_at(large)
         .filter(|r| r.entry.remove)
@@ -294,5 +318,22 @@ mod tests {
         assert!(line.contains("(15 of 1M non-members)"), "{line}");
         // Without a 16-bit filter in the run, there is no such line.
         assert!(!section(&rows[..1]).contains("Rare false positives"));
+        // Nor a batched line without batched timings.
+        assert!(!text.contains("Queries known up front"));
+    }
+
+    #[test]
+    fn the_advice_quotes_batched_lookups_where_measured() {
+        let mut row = static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900);
+        row.timing.batched_ns = Some(1.5);
+        let text = section(&[row]);
+        let line = text
+            .lines()
+            .find(|l| l.contains("Queries known up front"))
+            .unwrap_or_else(|| panic!("no batched line in {text}"));
+        assert!(
+            line.contains("**BinaryFuse8** (xor-filter) 4.0 → 1.5 ns"),
+            "{line}"
+        );
     }
 }
