@@ -1,25 +1,42 @@
 //! Criterion benchmarks of every filter: build (static) or insert-all
-//! (dynamic), contains hit, contains miss, and remove where supported, at a
+//! (dynamic), contains hit, contains miss, batched lookups of a member and
+//! non-member mix (`contains_batch`), and remove where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
 //! workload and the checks made before timing.
 
-use benches::{FPR, insert_all, lookups, removes};
+use benches::{FPR, batched_lookups, insert_all, lookups, removes};
+
+/// How many of `keys` a filter's `contains_batch` reports present.
+macro_rules! batch_count {
+    () => {
+        |filter, keys: &[u64]| filter.contains_batch(keys).filter(|&found| found).count()
+    };
+}
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bloom(c: &mut Criterion) {
     let new = |n| bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BloomFilter", insert_all(new));
+    batched_lookups(c, "BloomFilter", insert_all(new), batch_count!());
     let new = |n| bloom::BlockedBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BlockedBloomFilter", insert_all(new));
+    batched_lookups(c, "BlockedBloomFilter", insert_all(new), batch_count!());
 }
 
 fn counting_bloom(c: &mut Criterion) {
     let new = |n| counting_bloom::CountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CountingBloomFilter", insert_all(new));
+    batched_lookups(c, "CountingBloomFilter", insert_all(new), batch_count!());
     removes(c, "CountingBloomFilter", insert_all(new));
     let new =
         |n| counting_bloom::BlockedCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BlockedCountingBloomFilter", insert_all(new));
+    batched_lookups(
+        c,
+        "BlockedCountingBloomFilter",
+        insert_all(new),
+        batch_count!(),
+    );
     removes(c, "BlockedCountingBloomFilter", insert_all(new));
 }
 

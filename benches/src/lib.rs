@@ -156,6 +156,41 @@ pub fn lookups<F: Filter<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
     }
 }
 
+/// The filter's batched lookup (`contains_batch`) of a half-member,
+/// half-non-member mix, timed like the one-by-one lookups; `count` returns
+/// how many of the queries the batched lookup reports present. Checked
+/// first against one-by-one lookups of the same queries.
+pub fn batched_lookups<F: Filter<u64>>(
+    c: &mut Criterion,
+    name: &str,
+    build: impl Fn(&[u64]) -> F,
+    count: impl Fn(&F, &[u64]) -> usize,
+) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let filter = build(&w.members);
+        check(name, &filter, &w.members, &w.non_members);
+        let mixed: Vec<u64> = w
+            .members
+            .iter()
+            .zip(&w.non_members)
+            .flat_map(|(&member, &other)| [member, other])
+            .collect();
+        assert_eq!(
+            count(&filter, &mixed),
+            count_hits(&filter, &mixed),
+            "{name}: batched lookups disagree with one-by-one lookups"
+        );
+        let mut group = c.benchmark_group("contains_batch_mixed");
+        group.throughput(Throughput::Elements(BATCH.min(mixed.len()) as u64));
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            let mut batches = Rotation::new(&mixed);
+            b.iter(|| count(black_box(&filter), black_box(batches.next_batch())));
+        });
+        group.finish();
+    }
+}
+
 /// A dynamic filter's builder: a new, empty filter sized for `n` items,
 /// then every member inserted.
 pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -> F {
