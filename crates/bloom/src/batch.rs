@@ -1,5 +1,5 @@
 //! Batched lookups for both filters (see [`filter_core::batch`]): the cache
-//! lines a key's lookup will read are prefetched sixteen keys ahead, k lines
+//! lines a key's lookup will read are prefetched 32 keys ahead, k lines
 //! for [`BloomFilter`], one block for [`BlockedBloomFilter`].
 
 use std::hash::{BuildHasher, Hash};
@@ -42,7 +42,7 @@ impl<S: BuildHasher> Lookahead for BloomFilter<S> {
 impl<S: BuildHasher> BloomFilter<S> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the bits
-    /// of the items sixteen ahead already requested from memory (see
+    /// of the items 32 ahead already requested from memory (see
     /// [`filter_core::batch`]). Use it when the items are known up front
     /// and the table is larger than the cache. Tables under 8 MiB are looked
     /// up one by one, as by `contains`.
@@ -95,7 +95,7 @@ impl<S: BuildHasher> Lookahead for BlockedBloomFilter<S> {
 impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
-    /// blocks of the items sixteen ahead already requested from memory (see
+    /// blocks of the items 32 ahead already requested from memory (see
     /// [`filter_core::batch`]). Use it when the items are known up front
     /// and the table is larger than the cache. Tables under 8 MiB are looked
     /// up one by one, as by `contains`.

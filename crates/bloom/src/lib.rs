@@ -66,7 +66,7 @@
 //!   checks two probes first (which ends three misses in four) and the rest
 //!   together.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
-//!   requesting each query's cache lines sixteen queries ahead
+//!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
 //!   many misses at once. It pays from about 8 MiB: at 10M keys and
 //!   p = 1 % (12 MB classic, 13 MB blocked, both competing for a shared

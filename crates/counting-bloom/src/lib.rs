@@ -110,7 +110,7 @@
 //!   independent probes give, 1.09× p at 10 items and 1 % (a small table's
 //!   fill varies with its few items), 1.01× at 100 items and 0.1 %.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
-//!   requesting each query's cache lines sixteen queries ahead
+//!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
 //!   at once. Measured at 10M keys and p = 1 % (48–49 MB tables): about
 //!   23 ns per query against 95–105 ns one by one for

@@ -153,7 +153,7 @@ pub(crate) fn section(rows: &[Row]) -> String {
         let _ = writeln!(
             s,
             "- **Queries known up front (joins, batches of LSM-tree reads), {} keys{tag}:** \
-             `contains_batch` requests each query's memory sixteen queries ahead; \
+             `contains_batch` requests each query's memory 32 queries ahead; \
              one by one → batched: {}.",
             count(large),
             batched.join("; ")

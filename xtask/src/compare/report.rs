@@ -283,7 +283,7 @@ fn markdown(
          all keys for static ones), fastest of the repetitions. Lookups query every member \
          (hit), every non-member (miss), and a mix of half members and half non-members in \
          a seeded random order (mixed), in a loop; batched looks the mixed queries up again \
-         through the filter's `contains_batch`, which requests each query's memory sixteen \
+         through the filter's `contains_batch`, which requests each query's memory 32 \
          queries ahead (ours only; a dash elsewhere), and must give the same answers; \
          remove deletes every member once. All \
          are timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
