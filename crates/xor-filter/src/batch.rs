@@ -40,7 +40,7 @@ macro_rules! batch_api {
             /// 32 MB L3, half members, shuffled):
             #[doc = $measured]
             /// At 1M items (1.1–2.5 MB, in that cache) batches measured
-            /// 0.6–0.9 ns per item slower than one by one. Tables under
+            /// 0.6–1.0 ns per item slower than one by one. Tables under
             /// 1 MiB are looked up one by one, as by `contains`.
             ///
             /// ```

@@ -89,7 +89,7 @@
 //!   for [`BinaryFuse16`], 7–11 against 21–41 for [`Xor8`], 14 against
 //!   35–38 for [`Xor16`]. Tables under 1 MiB are looked up one by one;
 //!   between 1 MiB and the last-level cache the second locating of every
-//!   key costs more than the prefetch saves (1M keys: 0.6–0.9 ns slower).
+//!   key costs more than the prefetch saves (1M keys: 0.6–1.0 ns slower).
 //! - **One small `unsafe` block, paid for by a measurement:** unchecked
 //!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
 //!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
