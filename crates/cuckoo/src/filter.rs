@@ -412,7 +412,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// The bucket and fingerprint of a raw 64-bit key hash (see
     /// `position.rs`).
     #[inline]
-    fn locate(&self, hash: u64) -> (usize, u64) {
+    pub(crate) fn locate(&self, hash: u64) -> (usize, u64) {
         let position = Position::of(hash);
         (
             reduce(position.bucket_word, self.table.buckets()),

@@ -155,6 +155,16 @@ impl Table {
         }
     }
 
+    /// Hints that bucket `bucket`'s window will be read soon (a batched
+    /// lookup, `batch.rs`): the lines of its first and last bytes, both
+    /// needed when the unaligned 8-byte load straddles two lines.
+    #[inline(always)]
+    pub(crate) fn prefetch_bucket(&self, bucket: usize) {
+        let (byte, _) = self.byte_and_shift(bucket);
+        filter_core::prefetch::prefetch(&self.bytes, byte);
+        filter_core::prefetch::prefetch(&self.bytes, byte + 7);
+    }
+
     /// The 8 bytes starting at `byte`, little-endian.
     #[inline]
     fn window(&self, byte: usize) -> u64 {

@@ -60,8 +60,8 @@ use crate::table::Table;
 /// ```
 #[derive(Clone)]
 pub struct BinaryFuse<F: Fingerprint, S = DefaultHashBuilder> {
-    table: Table<FuseLayout, F>,
-    hasher: S,
+    pub(crate) table: Table<FuseLayout, F>,
+    pub(crate) hasher: S,
 }
 
 /// A binary fuse filter with 8-bit fingerprints: 9.04 bits per key,

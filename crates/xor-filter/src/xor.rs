@@ -60,8 +60,8 @@ use crate::table::Table;
 /// ```
 #[derive(Clone)]
 pub struct Xor<F: Fingerprint, S = DefaultHashBuilder> {
-    table: Table<XorLayout, F>,
-    hasher: S,
+    pub(crate) table: Table<XorLayout, F>,
+    pub(crate) hasher: S,
 }
 
 /// An xor filter with 8-bit fingerprints: 9.84 bits per key, false-positive

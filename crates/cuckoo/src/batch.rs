@@ -1,0 +1,75 @@
+//! Batched lookups (see [`filter_core::batch`]): the two buckets a key's
+//! lookup will read are prefetched sixteen keys ahead.
+
+use std::hash::{BuildHasher, Hash};
+
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+
+use crate::CuckooFilter;
+
+impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
+    /// Both buckets' windows, each by its first and its last byte: the
+    /// 8-byte load of a window crosses into the next cache line for 7 of
+    /// every 64 start bytes, and then needs both lines. Measured at 10M
+    /// keys and p = 1 %, three interleaved runs: 7.3–11 ns per query
+    /// prefetching both ends, 8.1–13.6 ns the first byte only.
+    #[inline(always)]
+    fn prefetch_hash(&self, hash: u64) {
+        let (first, fp) = self.locate(hash);
+        let second = self.table.alt(first, fp);
+        self.table.prefetch_bucket(first);
+        self.table.prefetch_bucket(second);
+    }
+
+    /// The victim slot included: a full table answers batched as it does
+    /// one by one.
+    #[inline(always)]
+    fn lookup_hash(&self, hash: u64) -> bool {
+        self.contains_hash(hash)
+    }
+
+    fn worth_prefetching(&self) -> bool {
+        self.memory_bytes() >= PREFETCH_MIN_BYTES
+    }
+}
+
+impl<S: BuildHasher> CuckooFilter<S> {
+    /// Whether each item of `items` may be present, in order: the answers
+    /// of [`contains`](Self::contains), item by item, computed with the
+    /// buckets of the items sixteen ahead already requested from memory
+    /// (see [`filter_core::batch`]). Use it when the items are known up
+    /// front and the table is larger than the last-level cache: at 10M
+    /// items and p = 1 % (a 13 MB table) it measured 9.7–9.8 ns per item
+    /// against 24–25 ns for [`contains`](Self::contains) one by one
+    /// (shared 2-core AMD EPYC, 32 MB L3, half members, shuffled). At 1M
+    /// items (1.3 MB, in that cache) it measured 6.5 ns against 4.9 ns.
+    /// Tables under 1 MiB are looked up one by one, as by `contains`.
+    ///
+    /// ```
+    /// use cuckoo::CuckooFilter;
+    ///
+    /// let mut sessions = CuckooFilter::with_fpr(1_000, 0.01)?;
+    /// sessions.insert("session-4f1c")?;
+    /// let asked = ["session-4f1c", "session-0000"];
+    /// let live: Vec<bool> = sessions.contains_batch(asked).collect();
+    /// assert_eq!(live[0], true);
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+        &'a self,
+        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(
+            self,
+            items.into_iter().map(|item| self.hasher.hash_one(item)),
+        )
+    }
+
+    /// As [`contains_batch`](Self::contains_batch), for raw 64-bit hashes.
+    pub fn contains_hash_batch<'a>(
+        &'a self,
+        hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
+    ) -> impl Iterator<Item = bool> + 'a {
+        Batch::new(self, hashes.into_iter())
+    }
+}

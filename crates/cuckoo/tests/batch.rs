@@ -1,0 +1,155 @@
+//! Batched lookups answer exactly as one-by-one lookups, in order, for tables
+//! below and above the prefetching threshold, and in a full table whose
+//! victim slot is occupied.
+
+use cuckoo::{CuckooFilter, Error};
+use filter_core::batch::PREFETCH_MIN_BYTES;
+use filter_core::testing::keys;
+use quickcheck::quickcheck;
+
+/// Members and as many non-members, interleaved.
+fn queries(members: &[u64], non_members: &[u64]) -> Vec<u64> {
+    members
+        .iter()
+        .zip(non_members)
+        .flat_map(|(&a, &b)| [a, b])
+        .collect()
+}
+
+/// Whether `filter` answers `asked` alike batched and one by one, by key and
+/// by hash.
+fn agrees(filter: &CuckooFilter, asked: &[u64]) -> bool {
+    let by_key = filter
+        .contains_batch(asked)
+        .eq(asked.iter().map(|k| filter.contains(k)));
+    let hashes = asked.iter().map(|&k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let by_hash = filter
+        .contains_hash_batch(hashes.clone())
+        .eq(hashes.map(|h| filter.contains_hash(h)));
+    by_key && by_hash
+}
+
+#[test]
+fn batches_agree_with_single_lookups_in_small_and_large_tables() {
+    // 1,000,000 keys at 1 % take 1.3 MB (prefetched), 1,000 keys 1.4 KB (not).
+    for n in [1_000usize, 1_000_000] {
+        let members = keys::members(3, n);
+        let non_members = keys::non_members(3, n);
+        let asked = queries(&members, &non_members);
+
+        let mut filter = CuckooFilter::with_fpr(n, 0.01).unwrap();
+        for key in &members {
+            filter.insert(key).unwrap();
+        }
+        assert_eq!(
+            filter.memory_bytes() >= PREFETCH_MIN_BYTES,
+            n == 1_000_000,
+            "the sizes straddle the threshold"
+        );
+        let one_by_one: Vec<bool> = asked.iter().map(|k| filter.contains(k)).collect();
+        let batched: Vec<bool> = filter.contains_batch(&asked).collect();
+        assert_eq!(batched, one_by_one, "{n} keys");
+        assert!(
+            batched.iter().step_by(2).all(|&found| found),
+            "no false negatives"
+        );
+        assert!(agrees(&filter, &asked));
+
+        // Keys of other types go through the same hasher.
+        let strings: Vec<String> = asked.iter().take(100).map(ToString::to_string).collect();
+        let one_by_one: Vec<bool> = strings.iter().map(|k| filter.contains(k)).collect();
+        assert_eq!(
+            filter.contains_batch(&strings).collect::<Vec<_>>(),
+            one_by_one
+        );
+        let strs: Vec<&str> = strings.iter().map(String::as_str).collect();
+        assert_eq!(filter.contains_batch(strs).collect::<Vec<_>>(), one_by_one);
+
+        // Removing half the members changes the answers alike.
+        for key in members.iter().step_by(2) {
+            assert!(filter.remove(key));
+        }
+        assert!(agrees(&filter, &asked));
+    }
+}
+
+#[test]
+fn a_full_table_answers_alike_batched_victim_included() {
+    // 16 buckets of 8-bit fingerprints (64 slots, 135 bytes): looked up one
+    // by one. 2^17 buckets of 16-bit fingerprints: 1 MiB + 7 bytes,
+    // prefetched.
+    for (buckets, bits) in [(16usize, 8u32), (1 << 17, 16)] {
+        let mut filter = CuckooFilter::with_buckets(buckets, bits).unwrap();
+        assert_eq!(
+            filter.memory_bytes() >= PREFETCH_MIN_BYTES,
+            buckets > 16,
+            "the sizes straddle the threshold"
+        );
+        let mut inserted = Vec::new();
+        let mut index = 0;
+        while !filter.is_full() {
+            let key = keys::key(7, index);
+            filter.insert(&key).unwrap();
+            inserted.push(key);
+            index += 1;
+        }
+        // The victim slot holds an inserted item's fingerprint: every
+        // lookup now goes through the victim test.
+        let failed: Vec<u64> = (index..index + 1_000).map(|i| keys::key(7, i)).collect();
+        for key in &failed {
+            assert_eq!(filter.insert(key), Err(Error::Full));
+        }
+        let mut asked = inserted.clone();
+        asked.extend(&failed);
+        let batched: Vec<bool> = filter.contains_batch(&asked).collect();
+        assert!(
+            batched[..inserted.len()].iter().all(|&found| found),
+            "no false negatives, the victim's item included"
+        );
+        assert!(filter.is_full());
+        assert!(agrees(&filter, &asked), "{buckets} buckets, full");
+
+        // Removes free slots and may move the victim back.
+        for key in inserted.iter().step_by(3) {
+            assert!(filter.remove(key));
+        }
+        assert!(agrees(&filter, &asked), "{buckets} buckets, after removes");
+    }
+}
+
+quickcheck! {
+    /// Any sequence of queries, of any length (shorter and longer than the
+    /// lookahead), after inserts (some failing: 64 distinct keys, so an
+    /// item's ninth copy, or any insert into the 16-slot table once it is
+    /// full, is refused) and removes of inserted items, in a table that is
+    /// prefetched (sized for 1,000,000 keys at 1 %: 1.3 MB) or not (4
+    /// buckets of 4-bit fingerprints: 15 bytes).
+    fn batches_agree_after_inserts_removes_and_failed_inserts(
+        large: bool,
+        inserted: Vec<u16>,
+        removed: Vec<u16>,
+        asked: Vec<u16>
+    ) -> bool {
+        let mut filter = if large {
+            CuckooFilter::with_fpr(1_000_000, 0.01).unwrap()
+        } else {
+            CuckooFilter::with_buckets(4, 4).unwrap()
+        };
+        let mut present = Vec::new();
+        for key in inserted.iter().map(|k| u64::from(k % 64)) {
+            if filter.insert(&key).is_ok() {
+                present.push(key);
+            }
+        }
+        for key in removed.iter().map(|k| u64::from(k % 64)) {
+            if let Some(at) = present.iter().position(|&p| p == key) {
+                present.swap_remove(at);
+                filter.remove(&key);
+            }
+        }
+        let mut asked: Vec<u64> = asked.iter().map(|&k| u64::from(k % 128)).collect();
+        asked.extend(&present);
+        let found = filter.contains_batch(&asked[asked.len() - present.len()..]).all(|f| f);
+        found && agrees(&filter, &asked)
+    }
+}
