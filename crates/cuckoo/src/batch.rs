@@ -1,5 +1,5 @@
 //! Batched lookups (see [`filter_core::batch`]): the two buckets a key's
-//! lookup will read are prefetched sixteen keys ahead.
+//! lookup will read are prefetched 32 keys ahead.
 
 use std::hash::{BuildHasher, Hash};
 
@@ -36,14 +36,15 @@ impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
 impl<S: BuildHasher> CuckooFilter<S> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
-    /// buckets of the items sixteen ahead already requested from memory
+    /// buckets of the items 32 ahead already requested from memory
     /// (see [`filter_core::batch`]). Use it when the items are known up
     /// front and the table is larger than the last-level cache: at 10M
     /// items and p = 1 % (a 13 MB table) it measured 9.7–9.8 ns per item
     /// against 24–25 ns for [`contains`](Self::contains) one by one
-    /// (shared 2-core AMD EPYC, 32 MB L3, half members, shuffled). At 1M
-    /// items (1.3 MB, in that cache) it measured 6.5 ns against 4.9 ns.
-    /// Tables under 1 MiB are looked up one by one, as by `contains`.
+    /// (shared 2-core AMD EPYC, 32 MB L3, half members, shuffled). Tables
+    /// under 8 MiB are looked up one by one, as by `contains`: in cache,
+    /// prefetching cost more than it saved (1M items, 1.3 MB: 6.5 against
+    /// 4.9 ns).
     ///
     /// ```
     /// use cuckoo::CuckooFilter;

@@ -124,13 +124,13 @@
 //!   is `< m`: by construction on the lookup path (`reduce` and `alt` both
 //!   return buckets `< m`), by one compare on the insert and remove paths.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
-//!   requesting each query's two buckets sixteen queries ahead
+//!   requesting each query's two buckets 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
 //!   at once. Measured at 10M keys and p = 1 % (a 13 MB table): about
-//!   10 ns per query against 24–25 ns one by one. Tables under 1 MiB are
-//!   looked up one by one; between 1 MiB and the last-level cache the
-//!   second locating of every key costs more than the prefetch saves (1M
-//!   keys, 1.3 MB: 6.5 against 4.9 ns).
+//!   10 ns per query against 24–25 ns one by one. Tables under 8 MiB are
+//!   looked up one by one: in cache, locating every key twice costs more
+//!   than the prefetch saves (prefetched, 1M keys, 1.3 MB: 6.5 against
+//!   4.9 ns).
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every

@@ -1,6 +1,6 @@
 //! Batched lookups for both families and both widths (see
 //! [`filter_core::batch`]): the three slots a key's lookup will read are
-//! prefetched sixteen keys ahead.
+//! prefetched 32 keys ahead.
 
 use std::hash::{BuildHasher, Hash};
 
@@ -33,15 +33,15 @@ macro_rules! batch_api {
         impl<F: Fingerprint, S: BuildHasher> $name<F, S> {
             /// Whether each item of `items` may be among the keys, in order:
             /// the answers of [`contains`](Self::contains), item by item,
-            /// computed with the three slots of the items sixteen ahead
+            /// computed with the three slots of the items 32 ahead
             /// already requested from memory (see [`filter_core::batch`]).
             /// Use it when the items are known up front and the table is
             /// larger than the last-level cache (shared 2-core AMD EPYC,
             /// 32 MB L3, half members, shuffled):
             #[doc = $measured]
-            /// At 1M items (1.1–2.5 MB, in that cache) batches measured
-            /// 0.6–1.0 ns per item slower than one by one. Tables under
-            /// 1 MiB are looked up one by one, as by `contains`.
+            /// Tables under 8 MiB are looked up one by one, as by
+            /// `contains`: in cache, prefetching cost more than it saved
+            /// (1M items, 1.1–2.5 MB: 0.6–1.0 ns per item slower).
             ///
             /// ```
             #[doc = concat!("use xor_filter::", stringify!($example), ";")]

@@ -82,14 +82,14 @@
 //!   factor (up to ~6 for two keys) keep small hypergraphs peelable; n = 0
 //!   builds an empty table that answers with the usual false-positive rate.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
-//!   requesting each query's three slots sixteen queries ahead
+//!   requesting each query's three slots 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
 //!   at once. Measured at 10M keys (11–25 MB tables), per query: 7–10
 //!   against 16–31 ns one by one for [`BinaryFuse8`], 13–14 against 31–37
 //!   for [`BinaryFuse16`], 7–11 against 21–41 for [`Xor8`], 14 against
-//!   35–38 for [`Xor16`]. Tables under 1 MiB are looked up one by one;
-//!   between 1 MiB and the last-level cache the second locating of every
-//!   key costs more than the prefetch saves (1M keys: 0.6–1.0 ns slower).
+//!   35–38 for [`Xor16`]. Tables under 8 MiB are looked up one by one: in
+//!   cache, locating every key twice costs more than the prefetch saves
+//!   (prefetched, 1M keys: 0.6–1.0 ns slower).
 //! - **One small `unsafe` block, paid for by a measurement:** unchecked
 //!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
 //!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
