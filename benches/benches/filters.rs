@@ -43,18 +43,23 @@ fn counting_bloom(c: &mut Criterion) {
 fn cuckoo(c: &mut Criterion) {
     let new = |n| cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CuckooFilter", insert_all(new));
+    batched_lookups(c, "CuckooFilter", insert_all(new), batch_count!());
     removes(c, "CuckooFilter", insert_all(new));
 }
 
 fn xor_filter(c: &mut Criterion) {
     let build = |keys: &[u64]| xor_filter::Xor8::from_keys(keys).expect("construction");
     lookups(c, "Xor8", build);
+    batched_lookups(c, "Xor8", build, batch_count!());
     let build = |keys: &[u64]| xor_filter::Xor16::from_keys(keys).expect("construction");
     lookups(c, "Xor16", build);
+    batched_lookups(c, "Xor16", build, batch_count!());
     let build = |keys: &[u64]| xor_filter::BinaryFuse8::from_keys(keys).expect("construction");
     lookups(c, "BinaryFuse8", build);
+    batched_lookups(c, "BinaryFuse8", build, batch_count!());
     let build = |keys: &[u64]| xor_filter::BinaryFuse16::from_keys(keys).expect("construction");
     lookups(c, "BinaryFuse16", build);
+    batched_lookups(c, "BinaryFuse16", build, batch_count!());
 }
 
 criterion_group!(filters, bloom, counting_bloom, cuckoo, xor_filter);

@@ -264,6 +264,10 @@ impl Subject for Cuckoo {
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
     }
+    const BATCH: bool = true;
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        self.0.contains_batch(keys).filter(|&found| found).count()
+    }
     #[inline(always)]
     fn remove(&mut self, key: u64) -> bool {
         self.0.remove(&key)
@@ -311,6 +315,10 @@ macro_rules! xor_subject {
             #[inline(always)]
             fn contains(&self, key: u64) -> bool {
                 self.0.contains(&key)
+            }
+            const BATCH: bool = true;
+            fn count_batch(&self, keys: &[u64]) -> usize {
+                self.0.contains_batch(keys).filter(|&found| found).count()
             }
             fn memory_bytes(&self) -> usize {
                 self.0.memory_bytes()
