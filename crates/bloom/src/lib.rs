@@ -69,10 +69,13 @@
 //!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
 //!   many misses at once. It pays from about 8 MiB: at 10M keys and
-//!   p = 1 % (12 MB classic, 13 MB blocked, both competing for a shared
-//!   last-level cache) one run measured 11.9 ns per query against 19–23 ns
-//!   one by one for [`BloomFilter`], 3.5 against 3.6–8.9 ns for
-//!   [`BlockedBloomFilter`]. Smaller tables are looked up one by one.
+//!   p = 1 % (12 MB classic, 13 MB blocked, tables that compete for a
+//!   shared last-level cache), per query, 12.6 ns against 25.6 ns one by
+//!   one for [`BloomFilter`], 2.9 against 5.0 ns for [`BlockedBloomFilter`],
+//!   in one full `cargo xtask compare` on a shared 2-core AMD EPYC (32 MiB L3). Batched times also
+//!   move far less from run to run than lone lookups, which wait on
+//!   whatever other tenants left in that cache (19–40 ns for the classic
+//!   filter in other runs). Smaller tables are looked up one by one.
 //! - **The blocked filter is Parquet's split block.** One 256-bit block
 //!   per key, 32-byte aligned so it never straddles a cache line, one bit in
 //!   each of its eight 32-bit lanes: one memory access and no collisions

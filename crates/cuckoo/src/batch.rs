@@ -39,9 +39,11 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// buckets of the items 32 ahead already requested from memory
     /// (see [`filter_core::batch`]). Use it when the items are known up
     /// front and the table is larger than the last-level cache: at 10M
-    /// items and p = 1 % (a 13 MB table) it measured 9.7–9.8 ns per item
-    /// against 24–25 ns for [`contains`](Self::contains) one by one
-    /// (shared 2-core AMD EPYC, 32 MB L3, half members, shuffled). Tables
+    /// items and p = 1 % (a 13 MB table) a full `cargo xtask compare`
+    /// measured 5.7 ns per item against 7.3–10.4 ns for
+    /// [`contains`](Self::contains) one by one, which took 24–28 ns in runs
+    /// where other tenants held the cache (shared 2-core AMD EPYC, 32 MB
+    /// L3, half members, shuffled). Tables
     /// under 8 MiB are looked up one by one, as by `contains`: in cache,
     /// prefetching cost more than it saved (1M items, 1.3 MB: 6.5 against
     /// 4.9 ns).

@@ -125,9 +125,12 @@
 //!   return buckets `< m`), by one compare on the insert and remove paths.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's two buckets 32 queries ahead
-//!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
-//!   at once. Measured at 10M keys and p = 1 % (a 13 MB table): about
-//!   10 ns per query against 24–25 ns one by one. Tables under 8 MiB are
+//!   ([`filter_core::batch`]), so that a table outside the cache serves
+//!   many misses at once. At 10M keys and p = 1 % (a 13 MB table that
+//!   competes for a shared last-level cache): 5.7 ns per query against
+//!   7.3–10.4 ns one by one in one full `cargo xtask compare` on a shared
+//!   2-core AMD EPYC, and 24–28 ns one by one in runs where other tenants
+//!   held that cache; batched times move far less. Tables under 8 MiB are
 //!   looked up one by one: in cache, locating every key twice costs more
 //!   than the prefetch saves (prefetched, 1M keys, 1.3 MB: 6.5 against
 //!   4.9 ns).

@@ -83,13 +83,16 @@
 //!   builds an empty table that answers with the usual false-positive rate.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's three slots 32 queries ahead
-//!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
-//!   at once. Measured at 10M keys (11–25 MB tables), per query: 7–10
-//!   against 16–31 ns one by one for [`BinaryFuse8`], 13–14 against 31–37
-//!   for [`BinaryFuse16`], 7–11 against 21–41 for [`Xor8`], 14 against
-//!   35–38 for [`Xor16`]. Tables under 8 MiB are looked up one by one: in
-//!   cache, locating every key twice costs more than the prefetch saves
-//!   (prefetched, 1M keys: 0.6–1.0 ns slower).
+//!   ([`filter_core::batch`]), so that a table outside the cache serves
+//!   many misses at once. At 10M keys, per query, in one full `cargo xtask
+//!   compare` on a shared 2-core AMD EPYC (32 MiB L3): 8.5 ns against
+//!   30.0 ns one by one for [`BinaryFuse16`] (23 MB), 8.9 against 32.3 for
+//!   [`Xor16`] (25 MB), and for the 8-bit filters (11–12 MB, which fit that
+//!   cache when other tenants leave it room) 5.0 against 5.1 for
+//!   [`BinaryFuse8`] and 4.9 against 6.3 for [`Xor8`] (16–41 ns one by one
+//!   in runs where they did not). Tables under 8 MiB are looked up one by
+//!   one: in cache, locating every key twice costs more than the prefetch
+//!   saves (prefetched, 1M keys: 0.6–1.0 ns slower).
 //! - **One small `unsafe` block, paid for by a measurement:** unchecked
 //!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
 //!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
