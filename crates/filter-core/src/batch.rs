@@ -110,9 +110,7 @@ impl<F: Lookahead + ?Sized, I: Iterator<Item = u64>> Iterator for Batch<'_, F, I
             let Some(hash) = self.hashes.next() else {
                 break;
             };
-            if self.prefetch {
-                self.filter.prefetch_hash(hash);
-            }
+            self.filter.prefetch_hash(hash);
             self.ring[(self.head + self.pending) % LOOKAHEAD] = hash;
             self.pending += 1;
         }
