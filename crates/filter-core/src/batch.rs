@@ -1,4 +1,4 @@
-//! Batched lookups: many keys looked up at once, their memory requested
+//! Batched lookups and inserts: many keys at once, their memory requested
 //! ahead of time.
 //!
 //! # Why
@@ -25,6 +25,12 @@
 //! [`LOOKAHEAD`] hashes in a small ring. Each step takes one new hash,
 //! prefetches it, and answers the oldest. The answers are exactly those of
 //! the filter's `contains_hash`, key by key.
+//!
+//! Inserts gain the same way when a filter is loaded in bulk (an SSTable's
+//! keys when it is written, a blocklist at start-up): [`insert_ahead`]
+//! drives a filter's `insert_batch` with the same ring, inserting the keys
+//! in their order, so the filter ends exactly as one-by-one inserts leave
+//! it.
 
 use std::fmt;
 
@@ -137,6 +143,67 @@ impl<F: Lookahead + ?Sized, I: ExactSizeIterator<Item = u64>> ExactSizeIterator
 {
 }
 
+/// Inserts `keys` into `filter` in order, the memory of each requested
+/// [`LOOKAHEAD`] keys before it is inserted (when the filter is
+/// [worth prefetching](Lookahead::worth_prefetching)): the engine of the
+/// filters' `insert_batch`.
+///
+/// `hash` turns a key into its raw 64-bit hash (it sees the filter, for its
+/// hasher); `insert` inserts one hash. The filter ends exactly as inserting
+/// the keys one by one would leave it: prefetching reads, never writes, and
+/// every key is hashed before the inserts it runs ahead of, which cannot
+/// change a hash.
+///
+/// # Errors
+///
+/// The first error `insert` returns. Keys before the failing one are
+/// inserted; the failing key and every key after it are not (keys already
+/// hashed into the ring are dropped).
+pub fn insert_ahead<F, K, E>(
+    filter: &mut F,
+    keys: impl IntoIterator<Item = K>,
+    hash: impl Fn(&F, K) -> u64,
+    mut insert: impl FnMut(&mut F, u64) -> Result<(), E>,
+) -> Result<(), E>
+where
+    F: Lookahead + ?Sized,
+{
+    let mut keys = keys.into_iter();
+    if !filter.worth_prefetching() {
+        // As in `Batch`: in cache, the ring would only add work.
+        return keys.try_for_each(|key| {
+            let h = hash(filter, key);
+            insert(filter, h)
+        });
+    }
+    let mut ring = [0u64; LOOKAHEAD];
+    let mut pending = 0;
+    // Fill the ring, then insert the oldest hash for each new one taken.
+    for key in keys.by_ref() {
+        let h = hash(filter, key);
+        filter.prefetch_hash(h);
+        ring[pending] = h;
+        pending += 1;
+        if pending == LOOKAHEAD {
+            break;
+        }
+    }
+    let mut head = 0;
+    for key in keys {
+        let h = hash(filter, key);
+        filter.prefetch_hash(h);
+        let oldest = std::mem::replace(&mut ring[head], h);
+        head = (head + 1) % LOOKAHEAD;
+        insert(filter, oldest)?;
+    }
+    // The source ran dry: drain the ring, oldest first. (A ring that never
+    // filled has `head` 0 and its hashes in `ring[..pending]`.)
+    for i in 0..pending {
+        insert(filter, ring[(head + i) % LOOKAHEAD])?;
+    }
+    Ok(())
+}
+
 impl<F: ?Sized, I> fmt::Debug for Batch<'_, F, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Batch")
@@ -215,6 +282,91 @@ mod tests {
         let log = filter.log.borrow();
         assert_eq!(log.iter().filter(|e| e.0 == 'p').count(), 40);
         assert_eq!(log.iter().filter(|e| e.0 == 'l').count(), 40);
+    }
+
+    /// Inserts `keys` (their own hashes) into `filter` by [`insert_ahead`],
+    /// logging each insert as `'i'`; hash `fail`, if any, is refused.
+    fn insert_logged(
+        filter: &mut Evens,
+        keys: std::ops::Range<u64>,
+        fail: Option<u64>,
+    ) -> Result<(), u64> {
+        insert_ahead(
+            filter,
+            keys,
+            |_, key| key,
+            |f, h| {
+                if Some(h) == fail {
+                    return Err(h);
+                }
+                f.log.borrow_mut().push(('i', h));
+                Ok(())
+            },
+        )
+    }
+
+    fn logged(filter: &Evens, kind: char) -> Vec<u64> {
+        filter
+            .log
+            .borrow()
+            .iter()
+            .filter(|e| e.0 == kind)
+            .map(|e| e.1)
+            .collect()
+    }
+
+    #[test]
+    fn inserts_every_key_in_order() {
+        for prefetch in [false, true] {
+            for len in [0, 1, LOOKAHEAD - 1, LOOKAHEAD, LOOKAHEAD + 1, 100] {
+                let len = len as u64;
+                let mut filter = evens(prefetch);
+                assert_eq!(insert_logged(&mut filter, 0..len, None), Ok(()));
+                assert_eq!(
+                    logged(&filter, 'i'),
+                    (0..len).collect::<Vec<_>>(),
+                    "prefetch {prefetch}, {len} keys"
+                );
+                let prefetched = if prefetch { (0..len).collect() } else { vec![] };
+                assert_eq!(
+                    logged(&filter, 'p'),
+                    prefetched,
+                    "prefetch {prefetch}, {len} keys"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn inserts_run_lookahead_keys_behind_their_prefetch() {
+        let mut filter = evens(true);
+        insert_logged(&mut filter, 0..100, None).unwrap();
+        let log = filter.log.borrow();
+        for key in 0..100u64 {
+            let at = |kind| log.iter().position(|&e| e == (kind, key)).unwrap();
+            // After its own prefetch and before its insert come the
+            // prefetches of the next 32 keys, as many as the source had.
+            let after = log[at('p') + 1..at('i')]
+                .iter()
+                .filter(|e| e.0 == 'p')
+                .count();
+            assert_eq!(after, LOOKAHEAD.min(99 - key as usize), "key {key}");
+        }
+    }
+
+    #[test]
+    fn an_insert_error_stops_the_batch() {
+        for prefetch in [false, true] {
+            for fail in [0, 5, LOOKAHEAD as u64, 60, 99] {
+                let mut filter = evens(prefetch);
+                assert_eq!(insert_logged(&mut filter, 0..100, Some(fail)), Err(fail));
+                assert_eq!(
+                    logged(&filter, 'i'),
+                    (0..fail).collect::<Vec<_>>(),
+                    "prefetch {prefetch}"
+                );
+            }
+        }
     }
 
     #[test]

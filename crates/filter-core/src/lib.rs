@@ -18,8 +18,8 @@
 //! - sizing math ([`sizing`]) with checked inputs;
 //! - the byte format ([`format`](mod@format)): a writer and a validating reader;
 //! - fallible table allocation ([`memory`]);
-//! - batched lookups ([`batch`]): many keys at once, their memory requested
-//!   ahead with a prefetch hint ([`prefetch`](mod@prefetch)).
+//! - batched lookups and inserts ([`batch`]): many keys at once, their memory
+//!   requested ahead with a prefetch hint ([`prefetch`](mod@prefetch)).
 //!
 //! Users rarely name this crate: every filter crate re-exports the traits and
 //! the error.
