@@ -1,10 +1,11 @@
-//! Batched lookups for both filters (see [`filter_core::batch`]): the cache
-//! lines a key's lookup will read are prefetched 32 keys ahead, k lines
-//! for [`BloomFilter`], one block for [`BlockedBloomFilter`].
+//! Batched lookups and inserts for both filters (see [`filter_core::batch`]):
+//! the cache lines a key's lookup or insert will touch are prefetched 32 keys
+//! ahead, k lines for [`BloomFilter`], one block for [`BlockedBloomFilter`].
 
+use std::convert::Infallible;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
 use filter_core::prefetch::prefetch;
 use filter_core::{CubicProbes, LinearProbes, ProbeSequence};
 
@@ -74,6 +75,51 @@ impl<S: BuildHasher> BloomFilter<S> {
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(self, hashes.into_iter())
     }
+
+    /// Inserts every item of `items`, in order: the filter ends exactly as
+    /// [`insert`](Self::insert) on each item would leave it, but the memory
+    /// of the item 32 ahead is requested while one is inserted (see
+    /// [`filter_core::batch`]). Use it to load many keys at once (an
+    /// SSTable's keys when it is written, a blocklist at start-up); tables
+    /// under 8 MiB are filled one by one, as by `insert`.
+    /// [`Extend`] calls it.
+    ///
+    /// ```
+    /// use bloom::BloomFilter;
+    ///
+    /// let blocklist = ["spam.example", "scam.example", "junk.example"];
+    /// let mut blocked = BloomFilter::with_fpr(blocklist.len(), 0.01)?;
+    /// blocked.insert_batch(blocklist);
+    /// assert!(blocklist.iter().all(|host| blocked.contains(host)));
+    /// # Ok::<(), bloom::Error>(())
+    /// ```
+    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) {
+        let Ok(()) = insert_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
+    pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        let Ok(()) = insert_ahead(
+            self,
+            hashes,
+            |_, hash| hash,
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
 }
 
 impl<S: BuildHasher> Lookahead for BlockedBloomFilter<S> {
@@ -125,5 +171,50 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(self, hashes.into_iter())
+    }
+
+    /// Inserts every item of `items`, in order: the filter ends exactly as
+    /// [`insert`](Self::insert) on each item would leave it, but the memory
+    /// of the item 32 ahead is requested while one is inserted (see
+    /// [`filter_core::batch`]). Use it to load many keys at once (an
+    /// SSTable's keys when it is written, a blocklist at start-up); tables
+    /// under 8 MiB are filled one by one, as by `insert`.
+    /// [`Extend`] calls it.
+    ///
+    /// ```
+    /// use bloom::BlockedBloomFilter;
+    ///
+    /// let ids: Vec<u64> = (0..10_000).collect();
+    /// let mut keys = BlockedBloomFilter::with_fpr(ids.len(), 0.01)?;
+    /// keys.insert_batch(&ids);
+    /// assert!(ids.iter().all(|id| keys.contains(id)));
+    /// # Ok::<(), bloom::Error>(())
+    /// ```
+    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) {
+        let Ok(()) = insert_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
+    pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        let Ok(()) = insert_ahead(
+            self,
+            hashes,
+            |_, hash| hash,
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
     }
 }

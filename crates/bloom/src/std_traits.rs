@@ -70,23 +70,21 @@ impl<S: BuildHasher> PartialEq for BlockedBloomFilter<S> {
 impl<S: BuildHasher> Eq for BlockedBloomFilter<S> {}
 
 /// Inserts every item in order, as [`insert`](BloomFilter::insert)
-/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
-/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+/// does, through [`insert_batch`](BloomFilter::insert_batch): inserts never
+/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
+/// `filter.extend(["a", "b"])` string slices.
 impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BloomFilter<S> {
     fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
-        for item in items {
-            self.insert(item);
-        }
+        self.insert_batch(items);
     }
 }
 
 /// Inserts every item in order, as [`insert`](BlockedBloomFilter::insert)
-/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
-/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+/// does, through [`insert_batch`](BlockedBloomFilter::insert_batch): inserts never
+/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
+/// `filter.extend(["a", "b"])` string slices.
 impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedBloomFilter<S> {
     fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
-        for item in items {
-            self.insert(item);
-        }
+        self.insert_batch(items);
     }
 }

@@ -1,5 +1,6 @@
-//! Batched lookups answer exactly as one-by-one lookups, in order, for tables
-//! below and above the prefetching threshold.
+//! Batched lookups answer exactly as one-by-one lookups, in order, and
+//! batched inserts leave exactly the filter one-by-one inserts leave, for
+//! tables below and above the prefetching threshold.
 
 use bloom::{BlockedBloomFilter, BloomFilter};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -85,5 +86,67 @@ quickcheck! {
         let classic_ok = classic.contains_batch(&asked).eq(asked.iter().map(|k| classic.contains(k)));
         let blocked_ok = blocked.contains_batch(&asked).eq(asked.iter().map(|k| blocked.contains(k)));
         classic_ok && blocked_ok
+    }
+}
+
+#[test]
+fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
+    // As above: 1.2 KB (not prefetched) and 9 MB (prefetched), the large
+    // one holding 20,000 keys, some repeated.
+    for (capacity, n) in [(1_000usize, 1_000usize), (7_500_000, 20_000)] {
+        let mut inserted = keys::members(4, n);
+        inserted.extend_from_within(..n / 10);
+        let strings: Vec<String> = inserted.iter().map(|k| format!("key-{k}")).collect();
+        let hashes: Vec<u64> = inserted
+            .iter()
+            .map(|&k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+
+        let mut classic = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        for ((key, string), &hash) in inserted.iter().zip(&strings).zip(&hashes) {
+            classic.insert(key);
+            classic.insert(string.as_str());
+            classic.insert_hash(hash);
+            blocked.insert(key);
+            blocked.insert(string.as_str());
+            blocked.insert_hash(hash);
+        }
+
+        let mut classic_batched = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        classic_batched.insert_batch(&inserted);
+        classic_batched.extend(strings.iter().map(String::as_str));
+        classic_batched.insert_hash_batch(hashes.iter().copied());
+        // Same bits, whatever order the three kinds of keys went in.
+        assert!(classic_batched == classic, "BloomFilter, {n} keys");
+
+        let mut blocked_batched = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        blocked_batched.insert_batch(&inserted);
+        blocked_batched.extend(strings.iter().map(String::as_str));
+        blocked_batched.insert_hash_batch(hashes);
+        assert!(blocked_batched == blocked, "BlockedBloomFilter, {n} keys");
+        assert!(
+            inserted.iter().all(|k| blocked_batched.contains(k)),
+            "no false negatives"
+        );
+    }
+}
+
+quickcheck! {
+    /// Any keys, batched or one by one, set the same bits, in a table that
+    /// is prefetched or not.
+    fn batched_inserts_agree(large: bool, inserted: Vec<u16>) -> bool {
+        let capacity = if large { 7_500_000 } else { 200 };
+        let mut classic = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        for key in &inserted {
+            classic.insert(key);
+            blocked.insert(key);
+        }
+        let mut classic_batched = BloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked_batched = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        classic_batched.insert_batch(&inserted);
+        blocked_batched.insert_batch(&inserted);
+        classic_batched == classic && blocked_batched == blocked
     }
 }
