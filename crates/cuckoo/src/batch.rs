@@ -84,8 +84,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// requested from memory 32 items before it is inserted (see
     /// [`filter_core::batch`]), so the table ends byte for byte as
     /// one-by-one inserts leave it. Use it to load a table larger than the
-    /// last-level cache in bulk; tables under 8 MiB are filled one by one,
-    /// as by `insert`.
+    /// last-level cache in bulk: filling a 10M-item, p = 1 % table (13 MB)
+    /// took 66–72 ns per item against 124–144 ns one by one (shared 2-core
+    /// AMD EPYC under other tenants' load). Tables under 8 MiB are filled
+    /// one by one, as by `insert`.
     ///
     /// The usual cuckoo caveats hold: a duplicate is stored again (and
     /// counts in [`len`](Self::len)), and an item's ninth copy is refused
@@ -117,7 +119,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
             self,
             items,
             |f, item| f.hasher.hash_one(item),
-            |f, hash| f.insert_hash(hash),
+            Self::insert_hash,
         )
     }
 
@@ -131,6 +133,6 @@ impl<S: BuildHasher> CuckooFilter<S> {
         &mut self,
         hashes: impl IntoIterator<Item = u64>,
     ) -> Result<(), Error> {
-        insert_ahead(self, hashes, |_, hash| hash, |f, hash| f.insert_hash(hash))
+        insert_ahead(self, hashes, |_, hash| hash, Self::insert_hash)
     }
 }
