@@ -165,8 +165,9 @@ impl<F: Lookahead + ?Sized, I: ExactSizeIterator<Item = u64>> ExactSizeIterator
 
 /// Inserts `keys` into `filter` in order, the memory of each requested
 /// [`LOOKAHEAD`] keys before it is inserted (when the filter is
-/// [worth prefetching](Lookahead::worth_prefetching)): the engine of the
-/// filters' `insert_batch`.
+/// [worth prefetching](Lookahead::worth_prefetching)), and its
+/// [follow-ups](Lookahead::prefetch_insert_follow_ups) requested
+/// [`FOLLOW_UP`] keys before: the engine of the filters' `insert_batch`.
 ///
 /// `hash` turns a key into its raw 64-bit hash (it sees the filter, for its
 /// hasher); `insert` inserts one hash. The filter ends exactly as inserting
