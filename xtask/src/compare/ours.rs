@@ -56,6 +56,13 @@ impl Subject for Bloom {
         }
         Ok(Bloom(f))
     }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f =
+            bloom::BloomFilter::with_fpr_and_hasher(keys.len(), rate(target)?, Cheap64::default())?;
+        f.insert_batch(keys);
+        Ok(Bloom(f))
+    }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
@@ -101,6 +108,16 @@ impl Subject for Blocked {
         for k in keys {
             f.insert(k);
         }
+        Ok(Blocked(f))
+    }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = bloom::BlockedBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        f.insert_batch(keys);
         Ok(Blocked(f))
     }
     #[inline(always)]
