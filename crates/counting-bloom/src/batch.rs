@@ -1,11 +1,13 @@
-//! Batched lookups for both layouts (see [`filter_core::batch`]): the
-//! cache lines a key's lookup will read are prefetched 32 keys ahead,
+//! Batched lookups and inserts for both layouts (see
+//! [`filter_core::batch`]): the cache lines a key's lookup or insert will
+//! touch are prefetched 32 keys ahead,
 //! k lines for [`CountingBloomFilter`], two for
 //! [`BlockedCountingBloomFilter`].
 
+use std::convert::Infallible;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
 use filter_core::prefetch::prefetch;
 use filter_core::{CubicProbes, LinearProbes, ProbeSequence, reduce};
 
@@ -84,6 +86,51 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(self, hashes.into_iter())
     }
+
+    /// Inserts every item of `items`, in order: the filter ends exactly as
+    /// [`insert`](Self::insert) on each item would leave it (saturated
+    /// counters included), but the memory of the item 32 ahead is requested
+    /// while one is inserted (see [`filter_core::batch`]). Use it to load
+    /// many items at once; tables under 8 MiB are filled one by one, as by
+    /// `insert`. [`Extend`] calls it.
+    ///
+    /// ```
+    /// use counting_bloom::CountingBloomFilter;
+    ///
+    /// let blocklist = ["spam.example", "scam.example", "junk.example"];
+    /// let mut blocked = CountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// blocked.insert_batch(blocklist);
+    /// assert!(blocked.remove("scam.example"));
+    /// assert!(blocked.contains("spam.example") && blocked.contains("junk.example"));
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) {
+        let Ok(()) = insert_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
+    pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        let Ok(()) = insert_ahead(
+            self,
+            hashes,
+            |_, hash| hash,
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
 }
 
 impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
@@ -140,5 +187,49 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(self, hashes.into_iter())
+    }
+
+    /// Inserts every item of `items`, in order: the filter ends exactly as
+    /// [`insert`](Self::insert) on each item would leave it (saturated
+    /// counters included), but the memory of the item 32 ahead is requested
+    /// while one is inserted (see [`filter_core::batch`]). Use it to load
+    /// many items at once; tables under 8 MiB are filled one by one, as by
+    /// `insert`. [`Extend`] calls it.
+    ///
+    /// ```
+    /// use counting_bloom::BlockedCountingBloomFilter;
+    ///
+    /// let ids: Vec<u64> = (0..10_000).collect();
+    /// let mut live = BlockedCountingBloomFilter::with_fpr(ids.len(), 0.01)?;
+    /// live.insert_batch(&ids);
+    /// assert!(ids.iter().all(|id| live.contains(id)));
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) {
+        let Ok(()) = insert_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
+    pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        let Ok(()) = insert_ahead(
+            self,
+            hashes,
+            |_, hash| hash,
+            |filter, hash| {
+                filter.insert_hash(hash);
+                Ok::<(), Infallible>(())
+            },
+        );
     }
 }

@@ -72,23 +72,21 @@ impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
 impl<S: BuildHasher> Eq for BlockedCountingBloomFilter<S> {}
 
 /// Inserts every item in order, as [`insert`](CountingBloomFilter::insert)
-/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
-/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+/// does, through [`insert_batch`](CountingBloomFilter::insert_batch): inserts never
+/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
+/// `filter.extend(["a", "b"])` string slices.
 impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for CountingBloomFilter<S> {
     fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
-        for item in items {
-            self.insert(item);
-        }
+        self.insert_batch(items);
     }
 }
 
 /// Inserts every item in order, as [`insert`](BlockedCountingBloomFilter::insert)
-/// does: inserts never fail, so neither does this. `filter.extend(&ids)`
-/// takes a `&Vec<u64>`, `filter.extend(["a", "b"])` string slices.
+/// does, through [`insert_batch`](BlockedCountingBloomFilter::insert_batch): inserts never
+/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
+/// `filter.extend(["a", "b"])` string slices.
 impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedCountingBloomFilter<S> {
     fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
-        for item in items {
-            self.insert(item);
-        }
+        self.insert_batch(items);
     }
 }

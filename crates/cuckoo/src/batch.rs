@@ -1,11 +1,14 @@
-//! Batched lookups (see [`filter_core::batch`]): the two buckets a key's
-//! lookup will read are prefetched 32 keys ahead.
+//! Batched lookups and inserts (see [`filter_core::batch`]): the two
+//! buckets a key's lookup or insert will read are prefetched 32 keys ahead.
+//! An insert reads only its first bucket below half load, both past it
+//! (where most of a bulk load's inserts happen), so the same two-bucket
+//! prefetch serves both.
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
 
-use crate::CuckooFilter;
+use crate::{CuckooFilter, Error};
 
 impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
     /// Both buckets' windows, each by its first and its last byte: the
@@ -74,5 +77,62 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(self, hashes.into_iter())
+    }
+
+    /// Inserts every item of `items`, in order: exactly the inserts of
+    /// [`insert`](Self::insert), item by item, each item's two buckets
+    /// requested from memory 32 items before it is inserted (see
+    /// [`filter_core::batch`]), so the table ends byte for byte as
+    /// one-by-one inserts leave it. Use it to load a table larger than the
+    /// last-level cache in bulk: filling a 10M-item, p = 1 % table (13 MB)
+    /// took 53–72 ns per item against 94–144 ns one by one (shared 2-core
+    /// AMD EPYC under other tenants' load). Tables under 8 MiB are filled
+    /// one by one, as by `insert`.
+    ///
+    /// The usual cuckoo caveats hold: a duplicate is stored again (and
+    /// counts in [`len`](Self::len)), and an item's ninth copy is refused
+    /// with [`Error::Full`]. Compare `len()` before and after to learn how
+    /// many items went in.
+    ///
+    /// # Errors
+    ///
+    /// The first error an insert returns, typically [`Error::Full`]. The
+    /// items before the failing one are inserted; it and every item after
+    /// it are not.
+    ///
+    /// ```
+    /// use cuckoo::CuckooFilter;
+    ///
+    /// // Loading the live sessions at start-up.
+    /// let saved = ["session-4f1c", "session-9a0e", "session-77b2"];
+    /// let mut sessions = CuckooFilter::with_fpr(10_000, 0.01)?;
+    /// sessions.insert_batch(saved)?;
+    /// assert_eq!(sessions.len(), 3);
+    /// assert!(sessions.contains("session-9a0e"));
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) -> Result<(), Error> {
+        insert_ahead(
+            self,
+            items,
+            |f, item| f.hasher.hash_one(item),
+            Self::insert_hash,
+        )
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes
+    /// (each as [`insert_hash`](Self::insert_hash) takes it).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert_batch`](Self::insert_batch).
+    pub fn insert_hash_batch(
+        &mut self,
+        hashes: impl IntoIterator<Item = u64>,
+    ) -> Result<(), Error> {
+        insert_ahead(self, hashes, |_, hash| hash, Self::insert_hash)
     }
 }

@@ -134,6 +134,15 @@
 //!   looked up one by one: in cache, locating every key twice costs more
 //!   than the prefetch saves (prefetched, 1M keys, 1.3 MB: 6.5 against
 //!   4.9 ns).
+//! - **Batched inserts.** `insert_batch` (and `insert_hash_batch`) inserts
+//!   many keys in order with the same two-bucket prefetch 32 keys ahead,
+//!   leaving the table byte for byte as one-by-one inserts would, and
+//!   stopping at the first error (typically `Full`) as they would. Filling
+//!   a 10M-key, p = 1 % table (13 MB) took 53–72 ns per key against
+//!   94–144 ns one by one, 0.50–0.57× (medians of four runs of five
+//!   interleaved fills, shared 2-core AMD EPYC under other tenants' load,
+//!   so absolute times are high); a 1M-key table (1.3 MB) is filled one by
+//!   one either way (0.89–1.20×, equal within noise).
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every

@@ -1,6 +1,7 @@
 //! Batched lookups answer exactly as one-by-one lookups, in order, for tables
 //! below and above the prefetching threshold, and in a full table whose
-//! victim slot is occupied.
+//! victim slot is occupied. Batched inserts leave the table byte for byte as
+//! one-by-one inserts do, and stop where they would stop.
 
 use cuckoo::{CuckooFilter, Error};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -119,6 +120,123 @@ fn a_full_table_answers_alike_batched_victim_included() {
     }
 }
 
+/// Inserts `items` one by one, stopping at the first error, as
+/// `insert_batch` promises to.
+fn insert_each<T: std::hash::Hash + ?Sized>(
+    filter: &mut CuckooFilter,
+    items: &[&T],
+) -> Result<(), Error> {
+    items.iter().try_for_each(|item| filter.insert(*item))
+}
+
+#[test]
+fn batched_inserts_leave_the_table_of_one_by_one_inserts() {
+    // As above: 1,000 keys' table (1.4 KB, filled one by one inside
+    // `insert_batch`) and 7,000,000 keys' (9.2 MB, through the ring) holding
+    // 20,000 keys; both hold keys past the lookahead, so the ring fills and
+    // drains.
+    for (capacity, n) in [(1_000usize, 1_000usize), (7_000_000, 20_000)] {
+        let members = keys::members(11, n);
+        let fresh = || CuckooFilter::with_fpr(capacity, 0.01).unwrap();
+        assert_eq!(
+            fresh().memory_bytes() >= PREFETCH_MIN_BYTES,
+            capacity > 1_000,
+            "the sizes straddle the threshold"
+        );
+
+        let mut single = fresh();
+        for key in &members {
+            single.insert(key).unwrap();
+        }
+        let expected = single.to_bytes();
+
+        let mut batched = fresh();
+        batched.insert_batch(&members).unwrap();
+        assert_eq!(batched.len(), n);
+        assert!(batched.to_bytes() == expected, "u64 keys, {n}");
+
+        // Pre-hashed: the hashes `insert` would have computed.
+        let hasher = cuckoo::DefaultHashBuilder::default();
+        let hashes = members
+            .iter()
+            .map(|k| std::hash::BuildHasher::hash_one(&hasher, k));
+        let mut batched = fresh();
+        batched.insert_hash_batch(hashes).unwrap();
+        assert!(batched.to_bytes() == expected, "hashes, {n}");
+
+        // `str` and `String` keys, in small batches of uneven sizes
+        // (shorter and longer than the lookahead), with a duplicate.
+        let strings: Vec<String> = members.iter().map(ToString::to_string).collect();
+        let mut single = fresh();
+        for key in &strings {
+            single.insert(key.as_str()).unwrap();
+        }
+        single.insert(strings[0].as_str()).unwrap();
+        let mut batched = fresh();
+        for chunk in strings.chunks(97) {
+            batched
+                .insert_batch(chunk.iter().map(String::as_str))
+                .unwrap();
+        }
+        batched.insert_batch([strings[0].as_str()]).unwrap();
+        assert_eq!(batched.len(), n + 1, "the duplicate counts");
+        assert!(batched.to_bytes() == single.to_bytes(), "str keys, {n}");
+        let mut batched = fresh();
+        batched.insert_batch(&strings).unwrap();
+        batched.insert_batch(&strings[..1]).unwrap();
+        assert!(batched.to_bytes() == single.to_bytes(), "String keys, {n}");
+        assert!(
+            strings.iter().all(|k| batched.contains(k)),
+            "no false negatives"
+        );
+    }
+}
+
+#[test]
+fn an_overfilled_batch_stops_at_the_first_full_as_one_by_one_inserts_do() {
+    // 16 buckets of 8-bit fingerprints (64 slots, looked up one by one) and
+    // 2^20 buckets of 16-bit fingerprints (8 MiB + 7 bytes, prefetched;
+    // 4M slots, so 4.3M keys overfill it). The large table is the slow part
+    // of this test: about 4M inserts, twice.
+    for (buckets, bits, n) in [(16usize, 8u32, 200usize), (1 << 20, 16, 4_300_000)] {
+        let fresh = || CuckooFilter::with_buckets(buckets, bits).unwrap();
+        assert_eq!(
+            fresh().memory_bytes() >= PREFETCH_MIN_BYTES,
+            buckets > 16,
+            "the sizes straddle the threshold"
+        );
+        let members = keys::members(13, n);
+
+        let mut single = fresh();
+        let mut succeeded = 0;
+        let mut first_error = None;
+        for key in &members {
+            match single.insert(key) {
+                Ok(()) => succeeded += 1,
+                Err(error) => {
+                    first_error = Some(error);
+                    break;
+                }
+            }
+        }
+        assert_eq!(first_error, Some(Error::Full), "{buckets} buckets overfill");
+
+        let mut batched = fresh();
+        assert_eq!(batched.insert_batch(&members), Err(Error::Full));
+        assert_eq!(batched.len(), single.len());
+        assert_eq!(batched.len(), succeeded, "len tells how many went in");
+        assert!(batched.to_bytes() == single.to_bytes(), "{buckets} buckets");
+        assert!(
+            members[..succeeded].iter().all(|k| batched.contains(k)),
+            "no false negatives among the inserted, {buckets} buckets"
+        );
+        // A full table refuses a further batch at once, unchanged.
+        let before = batched.to_bytes();
+        assert_eq!(batched.insert_batch(&members[..1]), Err(Error::Full));
+        assert!(batched.to_bytes() == before);
+    }
+}
+
 quickcheck! {
     /// Any sequence of queries, of any length (shorter and longer than the
     /// lookahead), after inserts (some failing: 64 distinct keys, so an
@@ -153,5 +271,68 @@ quickcheck! {
         asked.extend(&present);
         let found = filter.contains_batch(&asked[asked.len() - present.len()..]).all(|f| f);
         found && agrees(&filter, &asked)
+    }
+
+    /// Any sequence of batched inserts (of any length, shorter and longer
+    /// than the lookahead, some failing: 48 distinct keys, so a ninth copy,
+    /// or any insert into the 16-slot table once it is full, is refused),
+    /// single inserts and removes leaves the table as the one-by-one
+    /// sequence does, in a table that is prefetched (7,000,000 keys at 1 %,
+    /// 9.2 MB) or not (4 buckets of 4-bit fingerprints).
+    fn batched_inserts_agree_with_single_inserts(
+        large: bool,
+        ops: Vec<(u8, Vec<u8>)>
+    ) -> bool {
+        let fresh = || if large {
+            CuckooFilter::with_fpr(7_000_000, 0.01).unwrap()
+        } else {
+            CuckooFilter::with_buckets(4, 4).unwrap()
+        };
+        let (mut batched, mut single) = (fresh(), fresh());
+        for (op, keys) in ops {
+            let keys: Vec<u64> = keys.iter().map(|&k| u64::from(k % 48)).collect();
+            match op % 4 {
+                // A batch, by key or by hash.
+                0 | 1 => {
+                    let got = if op % 4 == 0 {
+                        batched.insert_batch(&keys)
+                    } else {
+                        let hasher = cuckoo::DefaultHashBuilder::default();
+                        batched.insert_hash_batch(
+                            keys.iter().map(|k| std::hash::BuildHasher::hash_one(&hasher, k)),
+                        )
+                    };
+                    let expected = insert_each(&mut single, &keys.iter().collect::<Vec<_>>());
+                    if got != expected {
+                        return false;
+                    }
+                }
+                // Single inserts into both.
+                2 => {
+                    for key in &keys {
+                        if batched.insert(key) != single.insert(key) {
+                            return false;
+                        }
+                    }
+                }
+                // Removes from both.
+                _ => {
+                    for key in &keys {
+                        if batched.remove(key) != single.remove(key) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            // Comparing bytes after every step would copy the 9.2 MB
+            // table each time: compare the length and every key's answer
+            // here, the bytes once at the end.
+            if batched.len() != single.len()
+                || (0..48u64).any(|k| batched.contains(&k) != single.contains(&k))
+            {
+                return false;
+            }
+        }
+        batched.to_bytes() == single.to_bytes()
     }
 }
