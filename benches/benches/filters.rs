@@ -42,6 +42,12 @@ fn counting_bloom(c: &mut Criterion) {
     let new = |n| counting_bloom::CountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CountingBloomFilter", insert_all(new));
     batched_lookups(c, "CountingBloomFilter", insert_all(new), batch_count!());
+    batched_inserts(
+        c,
+        "CountingBloomFilter",
+        insert_all(new),
+        insert_batch!(new),
+    );
     removes(c, "CountingBloomFilter", insert_all(new));
     let new =
         |n| counting_bloom::BlockedCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
@@ -52,6 +58,12 @@ fn counting_bloom(c: &mut Criterion) {
         insert_all(new),
         batch_count!(),
     );
+    batched_inserts(
+        c,
+        "BlockedCountingBloomFilter",
+        insert_all(new),
+        insert_batch!(new),
+    );
     removes(c, "BlockedCountingBloomFilter", insert_all(new));
 }
 
@@ -59,6 +71,14 @@ fn cuckoo(c: &mut Criterion) {
     let new = |n| cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CuckooFilter", insert_all(new));
     batched_lookups(c, "CuckooFilter", insert_all(new), batch_count!());
+    let batched = |keys: &[u64]| {
+        let mut filter = new(keys.len());
+        if let Err(e) = filter.insert_batch(keys) {
+            panic!("insert_batch failed below the sized capacity: {e}");
+        }
+        filter
+    };
+    batched_inserts(c, "CuckooFilter", insert_all(new), batched);
     removes(c, "CuckooFilter", insert_all(new));
 }
 

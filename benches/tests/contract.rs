@@ -331,5 +331,8 @@ fn every_dynamic_filter_inserts_batches() -> Result<(), Error> {
     }
     check!(BloomFilter);
     check!(BlockedBloomFilter);
+    check!(CountingBloomFilter);
+    check!(BlockedCountingBloomFilter);
+    check!(CuckooFilter, ?);
     Ok(())
 }
