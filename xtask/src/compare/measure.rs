@@ -181,7 +181,16 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         let start = Instant::now();
         let twin: S = build_batch(members, target)?;
         let time = start.elapsed();
-        batched_build = Some((time, count_hits(&twin, &workload.mixed)));
+        // Through the batched lookup where there is one (checked below
+        // against one-by-one lookups on the other filter): at 10M keys it
+        // is up to 4 times faster, which keeps the check to a few seconds
+        // of the full run.
+        let hits = if S::BATCH {
+            count_batch(&twin, &workload.mixed)
+        } else {
+            count_hits(&twin, &workload.mixed)
+        };
+        batched_build = Some((time, hits));
     }
 
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
