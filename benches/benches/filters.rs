@@ -1,15 +1,28 @@
 //! Criterion benchmarks of every filter: build (static) or insert-all
 //! (dynamic), contains hit, contains miss, batched lookups of a member and
-//! non-member mix (`contains_batch`), and remove where supported, at a
+//! non-member mix (`contains_batch`), batched inserts of every member
+//! (`insert_batch`, dynamic filters), and remove where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
 //! workload and the checks made before timing.
 
-use benches::{FPR, batched_lookups, insert_all, lookups, removes};
+use benches::{FPR, batched_inserts, batched_lookups, insert_all, lookups, removes};
 
 /// How many of `keys` a filter's `contains_batch` reports present.
 macro_rules! batch_count {
     () => {
         |filter, keys: &[u64]| filter.contains_batch(keys).filter(|&found| found).count()
+    };
+}
+
+/// A dynamic filter's builder through `insert_batch`: `new(n)`, then every
+/// member in one batch.
+macro_rules! insert_batch {
+    ($new:expr) => {
+        |keys: &[u64]| {
+            let mut filter = $new(keys.len());
+            filter.insert_batch(keys);
+            filter
+        }
     };
 }
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -18,15 +31,23 @@ fn bloom(c: &mut Criterion) {
     let new = |n| bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BloomFilter", insert_all(new));
     batched_lookups(c, "BloomFilter", insert_all(new), batch_count!());
+    batched_inserts(c, "BloomFilter", insert_all(new), insert_batch!(new));
     let new = |n| bloom::BlockedBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BlockedBloomFilter", insert_all(new));
     batched_lookups(c, "BlockedBloomFilter", insert_all(new), batch_count!());
+    batched_inserts(c, "BlockedBloomFilter", insert_all(new), insert_batch!(new));
 }
 
 fn counting_bloom(c: &mut Criterion) {
     let new = |n| counting_bloom::CountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CountingBloomFilter", insert_all(new));
     batched_lookups(c, "CountingBloomFilter", insert_all(new), batch_count!());
+    batched_inserts(
+        c,
+        "CountingBloomFilter",
+        insert_all(new),
+        insert_batch!(new),
+    );
     removes(c, "CountingBloomFilter", insert_all(new));
     let new =
         |n| counting_bloom::BlockedCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
@@ -37,6 +58,12 @@ fn counting_bloom(c: &mut Criterion) {
         insert_all(new),
         batch_count!(),
     );
+    batched_inserts(
+        c,
+        "BlockedCountingBloomFilter",
+        insert_all(new),
+        insert_batch!(new),
+    );
     removes(c, "BlockedCountingBloomFilter", insert_all(new));
 }
 
@@ -44,6 +71,14 @@ fn cuckoo(c: &mut Criterion) {
     let new = |n| cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CuckooFilter", insert_all(new));
     batched_lookups(c, "CuckooFilter", insert_all(new), batch_count!());
+    let batched = |keys: &[u64]| {
+        let mut filter = new(keys.len());
+        if let Err(e) = filter.insert_batch(keys) {
+            panic!("insert_batch failed below the sized capacity: {e}");
+        }
+        filter
+    };
+    batched_inserts(c, "CuckooFilter", insert_all(new), batched);
     removes(c, "CuckooFilter", insert_all(new));
 }
 

@@ -191,6 +191,43 @@ pub fn batched_lookups<F: Filter<u64>>(
     }
 }
 
+/// A dynamic filter's build through its batched insert (`insert_batch`,
+/// which requests each key's memory 32 keys ahead), timed like the
+/// one-by-one build of [`lookups`]; `batched` makes the filter from all
+/// members through `insert_batch`. Checked first against the filter
+/// `one_by_one` builds: every member present, and the same answers to a
+/// half-member, half-non-member mix.
+pub fn batched_inserts<F: Filter<u64>>(
+    c: &mut Criterion,
+    name: &str,
+    one_by_one: impl Fn(&[u64]) -> F,
+    batched: impl Fn(&[u64]) -> F,
+) {
+    for n in sizes() {
+        let w = Workload::new(n);
+        let filter = batched(&w.members);
+        check(name, &filter, &w.members, &w.non_members);
+        let twin = one_by_one(&w.members);
+        assert_eq!(
+            count_hits(&filter, &w.non_members),
+            count_hits(&twin, &w.non_members),
+            "{name}: the batched build answers non-members unlike the one-by-one build"
+        );
+        drop((filter, twin));
+
+        let mut group = c.benchmark_group("insert_batch");
+        group.throughput(Throughput::Elements(n as u64));
+        if n > SMALL {
+            // As for `build`: ten flat samples of one large build each.
+            group.sample_size(10).sampling_mode(SamplingMode::Flat);
+        }
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| batched(black_box(&w.members)));
+        });
+        group.finish();
+    }
+}
+
 /// A dynamic filter's builder: a new, empty filter sized for `n` items,
 /// then every member inserted.
 pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -> F {

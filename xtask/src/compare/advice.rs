@@ -160,6 +160,30 @@ pub(crate) fn section(rows: &[Row]) -> String {
         );
     }
 
+    // Batched inserts, where the filters have them.
+    let loaded: Vec<String> = ours_at(large)
+        .filter(at_target)
+        .filter_map(|r| {
+            let batched = r.timing.build_batched_ns?;
+            Some(format!(
+                "{} {:.1} → {:.1} ns",
+                describe(r),
+                r.timing.build_ns,
+                batched
+            ))
+        })
+        .collect();
+    if !loaded.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Loading in bulk (a snapshot, a day's keys), {} keys{tag}:** \
+             `insert_batch` (and `extend`) requests each key's memory 32 keys ahead; \
+             build one by one → batched, per key: {}.",
+            count(large),
+            loaded.join("; ")
+        );
+    }
+
     // Deletes.
     let removable: Vec<&Row> = ours_at(large)
         .filter(|r| r.entry.remove)
@@ -264,6 +288,7 @@ mod tests {
             hit_ns: 4.0,
             miss_ns: 4.0,
             mixed_ns: 4.0,
+            build_batched_ns: None,
             batched_ns: None,
             remove_ns: None,
         };
@@ -277,6 +302,7 @@ mod tests {
                 dynamic: false,
                 remove: false,
                 batch: false,
+                batch_insert: false,
                 sized: false,
                 deterministic: true,
                 measure: unmeasured,
@@ -320,6 +346,7 @@ mod tests {
         assert!(!section(&rows[..1]).contains("Rare false positives"));
         // Nor a batched line without batched timings.
         assert!(!text.contains("Queries known up front"));
+        assert!(!text.contains("Loading in bulk"));
     }
 
     #[test]
@@ -333,6 +360,21 @@ mod tests {
             .unwrap_or_else(|| panic!("no batched line in {text}"));
         assert!(
             line.contains("**BinaryFuse8** (xor-filter) 4.0 → 1.5 ns"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_advice_quotes_batched_builds_where_measured() {
+        let mut row = static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900);
+        row.timing.build_batched_ns = Some(7.5);
+        let text = section(&[row]);
+        let line = text
+            .lines()
+            .find(|l| l.contains("Loading in bulk"))
+            .unwrap_or_else(|| panic!("no bulk-loading line in {text}"));
+        assert!(
+            line.contains("**BinaryFuse8** (xor-filter) 20.0 → 7.5 ns"),
             "{line}"
         );
     }

@@ -56,6 +56,13 @@ impl Subject for Bloom {
         }
         Ok(Bloom(f))
     }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f =
+            bloom::BloomFilter::with_fpr_and_hasher(keys.len(), rate(target)?, Cheap64::default())?;
+        f.insert_batch(keys);
+        Ok(Bloom(f))
+    }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
@@ -101,6 +108,16 @@ impl Subject for Blocked {
         for k in keys {
             f.insert(k);
         }
+        Ok(Blocked(f))
+    }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = bloom::BlockedBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        f.insert_batch(keys);
         Ok(Blocked(f))
     }
     #[inline(always)]
@@ -157,6 +174,16 @@ impl Subject for Counting {
         }
         Ok(Counting(f))
     }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        f.insert_batch(keys);
+        Ok(Counting(f))
+    }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
@@ -209,6 +236,16 @@ impl Subject for BlockedCounting {
         }
         Ok(BlockedCounting(f))
     }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        f.insert_batch(keys);
+        Ok(BlockedCounting(f))
+    }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.contains(&key)
@@ -258,6 +295,17 @@ impl Subject for Cuckoo {
         for k in keys {
             f.insert(k).map_err(|e| build_error(Self::NAME, e))?;
         }
+        Ok(Cuckoo(f))
+    }
+    const BATCH_INSERT: bool = true;
+    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
+        let mut f = cuckoo::CuckooFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        f.insert_batch(keys)
+            .map_err(|e| build_error(Self::NAME, e))?;
         Ok(Cuckoo(f))
     }
     #[inline(always)]

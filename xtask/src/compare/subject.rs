@@ -59,6 +59,14 @@ pub(crate) trait Subject: Sized {
 
     /// Builds the filter holding all `keys` (distinct).
     fn build(keys: &[u64], target: Target) -> Result<Self>;
+    /// Has a batched insert (`insert_batch`, our dynamic filters only):
+    /// [`Self::build_batch`] is timed as a build of its own.
+    const BATCH_INSERT: bool = false;
+    /// Builds the filter holding all `keys` through its batched insert;
+    /// only called when [`Self::BATCH_INSERT`].
+    fn build_batch(_keys: &[u64], _target: Target) -> Result<Self> {
+        Err(format!("{}: no batched insert", Self::NAME).into())
+    }
     /// Membership query.
     fn contains(&self, key: u64) -> bool;
     /// Has a batched lookup (`contains_batch`, ours only): timed on the
