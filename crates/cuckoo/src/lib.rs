@@ -137,12 +137,13 @@
 //! - **Batched inserts.** `insert_batch` (and `insert_hash_batch`) inserts
 //!   many keys in order with the same two-bucket prefetch 32 keys ahead,
 //!   leaving the table byte for byte as one-by-one inserts would, and
-//!   stopping at the first error (typically `Full`) as they would. Filling
-//!   a 10M-key, p = 1 % table (13 MB) took 53–72 ns per key against
-//!   94–144 ns one by one, 0.50–0.57× (medians of four runs of five
-//!   interleaved fills, shared 2-core AMD EPYC under other tenants' load,
-//!   so absolute times are high); a 1M-key table (1.3 MB) is filled one by
-//!   one either way (0.89–1.20×, equal within noise).
+//!   stopping at the first error (typically `Full`) as they would. Past
+//!   80 % load it also requests, 16 keys ahead, the buckets a full bucket's
+//!   residents would move to. Filling a 10M-key, p = 1 % table (13 MB) took
+//!   24.0 ns per key against 59.1 ns one by one in one full
+//!   `cargo xtask compare` (the `cuckoofilter` crate: 24.0 ns one by one,
+//!   at 60 % load), on a shared 2-core AMD EPYC; a 1M-key table (1.3 MB) is
+//!   filled one by one either way.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
