@@ -2,10 +2,9 @@
 //! the cache lines a key's lookup or insert will touch are prefetched 32 keys
 //! ahead, k lines for [`BloomFilter`], one block for [`BlockedBloomFilter`].
 
-use std::convert::Infallible;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
 use filter_core::prefetch::prefetch;
 use filter_core::{CubicProbes, LinearProbes, ProbeSequence};
 
@@ -97,28 +96,17 @@ impl<S: BuildHasher> BloomFilter<S> {
         &mut self,
         items: impl IntoIterator<Item = &'a T>,
     ) {
-        let Ok(()) = insert_ahead(
+        insert_all_ahead(
             self,
             items,
             |filter, item| filter.hasher.hash_one(item),
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
+            Self::insert_hash,
         );
     }
 
     /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
-        let Ok(()) = insert_ahead(
-            self,
-            hashes,
-            |_, hash| hash,
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
-        );
+        insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
     }
 }
 
@@ -194,27 +182,16 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         &mut self,
         items: impl IntoIterator<Item = &'a T>,
     ) {
-        let Ok(()) = insert_ahead(
+        insert_all_ahead(
             self,
             items,
             |filter, item| filter.hasher.hash_one(item),
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
+            Self::insert_hash,
         );
     }
 
     /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
-        let Ok(()) = insert_ahead(
-            self,
-            hashes,
-            |_, hash| hash,
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
-        );
+        insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
     }
 }

@@ -4,10 +4,9 @@
 //! k lines for [`CountingBloomFilter`], two for
 //! [`BlockedCountingBloomFilter`].
 
-use std::convert::Infallible;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
 use filter_core::prefetch::prefetch;
 use filter_core::{CubicProbes, LinearProbes, ProbeSequence, reduce};
 
@@ -108,28 +107,17 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         &mut self,
         items: impl IntoIterator<Item = &'a T>,
     ) {
-        let Ok(()) = insert_ahead(
+        insert_all_ahead(
             self,
             items,
             |filter, item| filter.hasher.hash_one(item),
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
+            Self::insert_hash,
         );
     }
 
     /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
-        let Ok(()) = insert_ahead(
-            self,
-            hashes,
-            |_, hash| hash,
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
-        );
+        insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
     }
 }
 
@@ -209,27 +197,16 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         &mut self,
         items: impl IntoIterator<Item = &'a T>,
     ) {
-        let Ok(()) = insert_ahead(
+        insert_all_ahead(
             self,
             items,
             |filter, item| filter.hasher.hash_one(item),
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
+            Self::insert_hash,
         );
     }
 
     /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
-        let Ok(()) = insert_ahead(
-            self,
-            hashes,
-            |_, hash| hash,
-            |filter, hash| {
-                filter.insert_hash(hash);
-                Ok::<(), Infallible>(())
-            },
-        );
+        insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
     }
 }

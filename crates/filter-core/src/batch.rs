@@ -32,6 +32,7 @@
 //! in their order, so the filter ends exactly as one-by-one inserts leave
 //! it.
 
+use std::convert::Infallible;
 use std::fmt;
 
 /// How many keys ahead a [`Batch`] prefetches: enough misses in flight to
@@ -230,6 +231,22 @@ where
     Ok(())
 }
 
+/// [`insert_ahead`] for filters whose inserts cannot fail (the Bloom
+/// filters'): every key is inserted.
+pub fn insert_all_ahead<F, K>(
+    filter: &mut F,
+    keys: impl IntoIterator<Item = K>,
+    hash: impl Fn(&F, K) -> u64,
+    mut insert: impl FnMut(&mut F, u64),
+) where
+    F: Lookahead + ?Sized,
+{
+    let Ok(()) = insert_ahead(filter, keys, hash, |filter, h| {
+        insert(filter, h);
+        Ok::<(), Infallible>(())
+    });
+}
+
 impl<F: ?Sized, I> fmt::Debug for Batch<'_, F, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Batch")
@@ -403,6 +420,20 @@ mod tests {
         let mut small = evens(false);
         insert_logged(&mut small, 0..100, None).unwrap();
         assert!(logged(&small, 'f').is_empty());
+    }
+
+    #[test]
+    fn infallible_inserts_take_every_key() {
+        let mut filter = evens(true);
+        insert_all_ahead(
+            &mut filter,
+            0..50u64,
+            |_, key| key,
+            |f, h| {
+                f.log.borrow_mut().push(('i', h));
+            },
+        );
+        assert_eq!(logged(&filter, 'i'), (0..50).collect::<Vec<_>>());
     }
 
     #[test]
