@@ -1,5 +1,5 @@
-//! Batched lookups and inserts: many keys at once, their memory requested
-//! ahead of time.
+//! Batched lookups, inserts and removals: many keys at once, their memory
+//! requested ahead of time.
 //!
 //! # Why
 //!
@@ -30,7 +30,9 @@
 //! keys when it is written, a blocklist at start-up): [`insert_ahead`]
 //! drives a filter's `insert_batch` with the same ring, inserting the keys
 //! in their order, so the filter ends exactly as one-by-one inserts leave
-//! it.
+//! it. Removals use the ring too ([`remove_ahead`], behind the counting
+//! and cuckoo filters' `remove_batch`): expiring many entries at once is
+//! the same access pattern as loading them.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -185,7 +187,58 @@ pub fn insert_ahead<F, K, E>(
     filter: &mut F,
     keys: impl IntoIterator<Item = K>,
     hash: impl Fn(&F, K) -> u64,
-    mut insert: impl FnMut(&mut F, u64) -> Result<(), E>,
+    insert: impl FnMut(&mut F, u64) -> Result<(), E>,
+) -> Result<(), E>
+where
+    F: Lookahead + ?Sized,
+{
+    update_ahead(filter, keys, hash, FollowUps::Requested, insert)
+}
+
+/// Removes `keys` from `filter` in order, the memory of each requested
+/// [`LOOKAHEAD`] keys before its removal (when the filter is
+/// [worth prefetching](Lookahead::worth_prefetching)): the engine of the
+/// filters' `remove_batch`. Returns how many removals succeeded.
+///
+/// `hash` turns a key into its raw 64-bit hash; `remove` removes one hash
+/// and says whether it did. Every key is tried, whatever the answers before
+/// it, and the filter ends exactly as removing the keys one by one would
+/// leave it. No follow-ups are requested: a removal reads only the memory
+/// [`prefetch_hash`](Lookahead::prefetch_hash) asks for.
+pub fn remove_ahead<F, K>(
+    filter: &mut F,
+    keys: impl IntoIterator<Item = K>,
+    hash: impl Fn(&F, K) -> u64,
+    mut remove: impl FnMut(&mut F, u64) -> bool,
+) -> usize
+where
+    F: Lookahead + ?Sized,
+{
+    let mut removed = 0;
+    let Ok(()) = update_ahead(filter, keys, hash, FollowUps::Skipped, |filter, h| {
+        removed += usize::from(remove(filter, h));
+        Ok::<(), Infallible>(())
+    });
+    removed
+}
+
+/// Whether [`update_ahead`] calls
+/// [`prefetch_insert_follow_ups`](Lookahead::prefetch_insert_follow_ups).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FollowUps {
+    Requested,
+    Skipped,
+}
+
+/// The ring shared by [`insert_ahead`] and [`remove_ahead`]: applies
+/// `update` to the hash of each key in order, each key's memory requested
+/// [`LOOKAHEAD`] keys before, stopping at the first error.
+fn update_ahead<F, K, E>(
+    filter: &mut F,
+    keys: impl IntoIterator<Item = K>,
+    hash: impl Fn(&F, K) -> u64,
+    follow_ups: FollowUps,
+    mut update: impl FnMut(&mut F, u64) -> Result<(), E>,
 ) -> Result<(), E>
 where
     F: Lookahead + ?Sized,
@@ -195,12 +248,12 @@ where
         // As in `Batch`: in cache, the ring would only add work.
         return keys.try_for_each(|key| {
             let h = hash(filter, key);
-            insert(filter, h)
+            update(filter, h)
         });
     }
     let mut ring = [0u64; LOOKAHEAD];
     let mut pending = 0;
-    // Fill the ring, then insert the oldest hash for each new one taken.
+    // Fill the ring, then update the oldest hash for each new one taken.
     for key in keys.by_ref() {
         let h = hash(filter, key);
         filter.prefetch_hash(h);
@@ -217,16 +270,18 @@ where
         let oldest = std::mem::replace(&mut ring[head], h);
         head = (head + 1) % LOOKAHEAD;
         // The ring now runs from the key after `oldest` (at `head`) to `h`;
-        // the key FOLLOW_UP inserts after `oldest` is FOLLOW_UP − 1 past
+        // the key FOLLOW_UP updates after `oldest` is FOLLOW_UP − 1 past
         // `head`. (Keys in the ring's first fill and its drain get no
         // follow-ups: a few dozen per batch.)
-        filter.prefetch_insert_follow_ups(ring[(head + FOLLOW_UP - 1) % LOOKAHEAD]);
-        insert(filter, oldest)?;
+        if follow_ups == FollowUps::Requested {
+            filter.prefetch_insert_follow_ups(ring[(head + FOLLOW_UP - 1) % LOOKAHEAD]);
+        }
+        update(filter, oldest)?;
     }
     // The source ran dry: drain the ring, oldest first. (A ring that never
     // filled has `head` 0 and its hashes in `ring[..pending]`.)
     for i in 0..pending {
-        insert(filter, ring[(head + i) % LOOKAHEAD])?;
+        update(filter, ring[(head + i) % LOOKAHEAD])?;
     }
     Ok(())
 }
@@ -447,6 +502,32 @@ mod tests {
                     (0..fail).collect::<Vec<_>>(),
                     "prefetch {prefetch}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn removes_try_every_key_in_order_and_count_successes() {
+        for prefetch in [false, true] {
+            for len in [0u64, 1, LOOKAHEAD as u64, 100] {
+                let mut filter = evens(prefetch);
+                // "Removes" the even hashes; an odd one fails, and the batch
+                // goes on past it.
+                let removed = remove_ahead(
+                    &mut filter,
+                    0..len,
+                    |_, key| key,
+                    |f, h| {
+                        f.log.borrow_mut().push(('r', h));
+                        h % 2 == 0
+                    },
+                );
+                assert_eq!(removed as u64, len.div_ceil(2), "prefetch {prefetch}");
+                assert_eq!(logged(&filter, 'r'), (0..len).collect::<Vec<_>>());
+                let prefetched = if prefetch { (0..len).collect() } else { vec![] };
+                assert_eq!(logged(&filter, 'p'), prefetched, "prefetch {prefetch}");
+                // Follow-ups are for inserts only.
+                assert!(logged(&filter, 'f').is_empty(), "prefetch {prefetch}");
             }
         }
     }
