@@ -1,4 +1,4 @@
-//! Batched lookups and inserts for both layouts (see
+//! Batched lookups, inserts and removals for both layouts (see
 //! [`filter_core::batch`]): the cache lines a key's lookup or insert will
 //! touch are prefetched 32 keys ahead,
 //! k lines for [`CountingBloomFilter`], two for
@@ -6,7 +6,7 @@
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead, remove_ahead};
 use filter_core::prefetch::prefetch;
 use filter_core::{CubicProbes, LinearProbes, ProbeSequence, reduce};
 
@@ -119,6 +119,42 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
         insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
     }
+
+    /// Removes every item of `items`, in order, and returns how many were
+    /// removed: exactly the removals of [`remove`](Self::remove), item by
+    /// item (an item with a zero counter is skipped and changes nothing),
+    /// with the memory of the item 32 ahead requested while one is removed
+    /// (see [`filter_core::batch`]). Use it to expire many items at once;
+    /// tables under 8 MiB are emptied one by one, as by `remove`. The rule
+    /// of `remove` holds for each item: only remove what was inserted.
+    ///
+    /// ```
+    /// use counting_bloom::CountingBloomFilter;
+    ///
+    /// let mut blocked = CountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// blocked.insert_batch(["spam.example", "scam.example", "junk.example"]);
+    /// // Two entries leave the blocklist; "never.example" was never on it.
+    /// let left = blocked.remove_batch(["scam.example", "junk.example", "never.example"]);
+    /// assert_eq!(left, 2);
+    /// assert!(blocked.contains("spam.example"));
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) -> usize {
+        remove_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            Self::remove_hash,
+        )
+    }
+
+    /// As [`remove_batch`](Self::remove_batch), for raw 64-bit hashes.
+    pub fn remove_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        remove_ahead(self, hashes, |_, hash| hash, Self::remove_hash)
+    }
 }
 
 impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
@@ -208,5 +244,41 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// As [`insert_batch`](Self::insert_batch), for raw 64-bit hashes.
     pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) {
         insert_all_ahead(self, hashes, |_, hash| hash, Self::insert_hash);
+    }
+
+    /// Removes every item of `items`, in order, and returns how many were
+    /// removed: exactly the removals of [`remove`](Self::remove), item by
+    /// item (an item with a zero counter is skipped and changes nothing),
+    /// with the memory of the item 32 ahead requested while one is removed
+    /// (see [`filter_core::batch`]). Use it to expire many items at once;
+    /// tables under 8 MiB are emptied one by one, as by `remove`. The rule
+    /// of `remove` holds for each item: only remove what was inserted.
+    ///
+    /// ```
+    /// use counting_bloom::BlockedCountingBloomFilter;
+    ///
+    /// let ids: Vec<u64> = (0..10_000).collect();
+    /// let mut live = BlockedCountingBloomFilter::with_fpr(ids.len(), 0.01)?;
+    /// live.insert_batch(&ids);
+    /// // The first half expires.
+    /// assert_eq!(live.remove_batch(&ids[..5_000]), 5_000);
+    /// assert!(ids[5_000..].iter().all(|id| live.contains(id)));
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) -> usize {
+        remove_ahead(
+            self,
+            items,
+            |filter, item| filter.hasher.hash_one(item),
+            Self::remove_hash,
+        )
+    }
+
+    /// As [`remove_batch`](Self::remove_batch), for raw 64-bit hashes.
+    pub fn remove_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        remove_ahead(self, hashes, |_, hash| hash, Self::remove_hash)
     }
 }

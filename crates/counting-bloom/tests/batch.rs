@@ -1,6 +1,6 @@
 //! Batched lookups answer exactly as one-by-one lookups, in order, and
-//! batched inserts leave exactly the filter one-by-one inserts leave, for
-//! tables below and above the prefetching threshold.
+//! batched inserts and removals leave exactly the filter one-by-one inserts
+//! and removals leave, for tables below and above the prefetching threshold.
 
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -175,5 +175,112 @@ quickcheck! {
         counting_batched.insert_batch(&inserted);
         blocked_batched.insert_batch(&inserted);
         counting_batched == counting && blocked_batched == blocked
+    }
+}
+
+#[test]
+fn batched_removes_leave_the_filters_of_one_by_one_removes() {
+    // A table for 2,000 keys (9.6 KB, not prefetched) holding 1,000 keys
+    // and as many pre-hashed ones, and one for 2,000,000 (9.6 MB,
+    // prefetched) holding 20,000 of each. Ten keys go in
+    // 20 times each, so their counters saturate. Half the keys leave, the
+    // saturated ones among them, and so do certainly absent keys, whose
+    // removals must fail and change nothing. (Absent keys that are false
+    // positives are left out: their removal would decrement members'
+    // counters, as the crate docs warn.)
+    for (capacity, n) in [(2_000usize, 1_000usize), (2_000_000, 20_000)] {
+        let members = keys::members(5, n);
+        let mut inserted = members.clone();
+        for _ in 0..19 {
+            inserted.extend_from_within(..10);
+        }
+        let hashes: Vec<u64> = members
+            .iter()
+            .map(|&k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+
+        let mut counting = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        counting.insert_batch(&inserted);
+        blocked.insert_batch(&inserted);
+        counting.insert_hash_batch(hashes.iter().copied());
+        blocked.insert_hash_batch(hashes.iter().copied());
+
+        let mut leaving: Vec<u64> = members.iter().step_by(2).copied().collect();
+        let absent: Vec<u64> = keys::non_members(5, n)
+            .into_iter()
+            .filter(|k| !counting.contains(k) && !blocked.contains(k))
+            .collect();
+        assert!(absent.len() > n * 9 / 10, "most non-members test absent");
+        leaving.extend(&absent);
+        let leaving_hashes: Vec<u64> = hashes.iter().step_by(2).copied().collect();
+        let (mut counting_batched, mut blocked_batched) = (counting.clone(), blocked.clone());
+
+        let removed = leaving.iter().filter(|k| counting.remove(*k)).count()
+            + leaving_hashes
+                .iter()
+                .filter(|&&h| counting.remove_hash(h))
+                .count();
+        assert_eq!(
+            removed,
+            2 * n.div_ceil(2),
+            "the members left, the absent did not"
+        );
+        let removed_batched = counting_batched.remove_batch(&leaving)
+            + counting_batched.remove_hash_batch(leaving_hashes.iter().copied());
+        assert_eq!(removed_batched, removed, "CountingBloomFilter, {n} keys");
+        assert!(
+            counting_batched == counting,
+            "CountingBloomFilter, {n} keys"
+        );
+
+        let removed = leaving.iter().filter(|k| blocked.remove(*k)).count()
+            + leaving_hashes
+                .iter()
+                .filter(|&&h| blocked.remove_hash(h))
+                .count();
+        assert_eq!(
+            removed,
+            2 * n.div_ceil(2),
+            "the members left, the absent did not"
+        );
+        let removed_batched = blocked_batched.remove_batch(&leaving)
+            + blocked_batched.remove_hash_batch(leaving_hashes.iter().copied());
+        assert_eq!(
+            removed_batched, removed,
+            "BlockedCountingBloomFilter, {n} keys"
+        );
+        assert!(
+            blocked_batched == blocked,
+            "BlockedCountingBloomFilter, {n} keys"
+        );
+
+        let stayed = members.iter().skip(1).step_by(2);
+        assert!(
+            stayed
+                .clone()
+                .all(|k| blocked_batched.contains(k) && counting_batched.contains(k)),
+            "no false negatives among the members that stayed"
+        );
+    }
+}
+
+quickcheck! {
+    /// Any removals, of inserted keys or not, repeats included, batched or
+    /// one by one, give the same counters and the same count of successes,
+    /// in a table that is prefetched or not.
+    fn batched_removes_agree(large: bool, inserted: Vec<u8>, removed: Vec<u8>) -> bool {
+        let capacity = if large { 2_000_000 } else { 200 };
+        let mut counting = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        let mut blocked = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
+        counting.insert_batch(&inserted);
+        blocked.insert_batch(&inserted);
+        let (mut counting_batched, mut blocked_batched) = (counting.clone(), blocked.clone());
+        let counting_removed = removed.iter().filter(|k| counting.remove(*k)).count();
+        let blocked_removed = removed.iter().filter(|k| blocked.remove(*k)).count();
+        counting_batched.remove_batch(&removed) == counting_removed
+            && blocked_batched.remove_batch(&removed) == blocked_removed
+            && counting_batched == counting
+            && blocked_batched == blocked
     }
 }
