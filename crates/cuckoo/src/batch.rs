@@ -1,14 +1,15 @@
-//! Batched lookups and inserts (see [`filter_core::batch`]): the two
+//! Batched lookups, inserts and removals (see [`filter_core::batch`]): the two
 //! buckets a key's lookup or insert will read are prefetched 32 keys ahead.
 //! An insert reads only its first bucket below half load, both past it
 //! (where most of a bulk load's inserts happen), so the same two-bucket
 //! prefetch serves both. Past 80 % load a batched insert also requests,
 //! 16 keys ahead, where the residents of a full bucket would move
-//! ([`Lookahead::prefetch_insert_follow_ups`]).
+//! ([`Lookahead::prefetch_insert_follow_ups`]). A removal reads the same
+//! two buckets (and the victim slot, which lives in the filter itself).
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead};
+use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead, remove_ahead};
 
 use crate::table::SLOTS;
 use crate::{CuckooFilter, Error};
@@ -162,5 +163,45 @@ impl<S: BuildHasher> CuckooFilter<S> {
         hashes: impl IntoIterator<Item = u64>,
     ) -> Result<(), Error> {
         insert_ahead(self, hashes, |_, hash| hash, Self::insert_hash)
+    }
+
+    /// Removes every item of `items`, in order, and returns how many were
+    /// removed: exactly the removals of [`remove`](Self::remove), item by
+    /// item (one copy each; an item not found is skipped and changes
+    /// nothing), each item's two buckets requested from memory 32 items
+    /// before its removal (see [`filter_core::batch`]), so the table ends
+    /// byte for byte as one-by-one removals leave it. Use it to expire many
+    /// items at once; tables under 8 MiB are emptied one by one, as by
+    /// `remove`. As with `remove`, only remove what was inserted: a false
+    /// positive's removal deletes another item's fingerprint.
+    ///
+    /// ```
+    /// use cuckoo::CuckooFilter;
+    ///
+    /// let mut sessions = CuckooFilter::with_fpr(10_000, 0.01)?;
+    /// sessions.insert_batch(["session-4f1c", "session-9a0e", "session-77b2"])?;
+    /// // Two sessions expire.
+    /// let expired = sessions.remove_batch(["session-4f1c", "session-77b2"]);
+    /// assert_eq!(expired, 2);
+    /// assert_eq!(sessions.len(), 1);
+    /// assert!(sessions.contains("session-9a0e"));
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+    ) -> usize {
+        remove_ahead(
+            self,
+            items,
+            |f, item| f.hasher.hash_one(item),
+            Self::remove_hash,
+        )
+    }
+
+    /// As [`remove_batch`](Self::remove_batch), for raw 64-bit hashes
+    /// (each as [`remove_hash`](Self::remove_hash) takes it).
+    pub fn remove_hash_batch(&mut self, hashes: impl IntoIterator<Item = u64>) -> usize {
+        remove_ahead(self, hashes, |_, hash| hash, Self::remove_hash)
     }
 }

@@ -1,7 +1,8 @@
 //! Batched lookups answer exactly as one-by-one lookups, in order, for tables
 //! below and above the prefetching threshold, and in a full table whose
-//! victim slot is occupied. Batched inserts leave the table byte for byte as
-//! one-by-one inserts do, and stop where they would stop.
+//! victim slot is occupied. Batched inserts and removals leave the table byte
+//! for byte as one-by-one inserts and removals do; inserts stop where they
+//! would stop.
 
 use cuckoo::{CuckooFilter, Error};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -112,10 +113,15 @@ fn a_full_table_answers_alike_batched_victim_included() {
         assert!(filter.is_full());
         assert!(agrees(&filter, &asked), "{buckets} buckets, full");
 
-        // Removes free slots and may move the victim back.
-        for key in inserted.iter().step_by(3) {
+        // Removes free slots and may move the victim back, batched or not.
+        let mut batched = filter.clone();
+        let leaving: Vec<u64> = inserted.iter().step_by(3).copied().collect();
+        for key in &leaving {
             assert!(filter.remove(key));
         }
+        assert_eq!(batched.remove_batch(&leaving), leaving.len());
+        assert!(!batched.is_full() && !filter.is_full());
+        assert!(batched.to_bytes() == filter.to_bytes(), "{buckets} buckets");
         assert!(agrees(&filter, &asked), "{buckets} buckets, after removes");
     }
 }
@@ -188,6 +194,74 @@ fn batched_inserts_leave_the_table_of_one_by_one_inserts() {
         assert!(
             strings.iter().all(|k| batched.contains(k)),
             "no false negatives"
+        );
+    }
+}
+
+#[test]
+fn batched_removes_leave_the_table_of_one_by_one_removes() {
+    // A table for 3,000 keys (about 4 KB, not prefetched) holding 1,000 keys,
+    // later 2,000, and one for 7,000,000 (9.2 MB, prefetched) holding
+    // 20,000. Half of them leave, one copy of a duplicate, and certainly
+    // absent keys, whose removals must fail and change nothing.
+    for (capacity, n) in [(3_000usize, 1_000usize), (7_000_000, 20_000)] {
+        let members = keys::members(17, n);
+        let mut filter = CuckooFilter::with_fpr(capacity, 0.01).unwrap();
+        assert_eq!(
+            filter.memory_bytes() >= PREFETCH_MIN_BYTES,
+            capacity > 3_000,
+            "the sizes straddle the threshold"
+        );
+        filter.insert_batch(&members).unwrap();
+        filter.insert(&members[0]).unwrap();
+        let absent: Vec<u64> = keys::non_members(17, n)
+            .into_iter()
+            .filter(|k| !filter.contains(k))
+            .collect();
+        let mut leaving: Vec<u64> = members.iter().step_by(2).copied().collect();
+        leaving.extend(&absent);
+        let mut batched = filter.clone();
+
+        let removed = leaving.iter().filter(|k| filter.remove(*k)).count();
+        assert_eq!(
+            removed,
+            n.div_ceil(2),
+            "the members left, the absent did not"
+        );
+        assert_eq!(batched.remove_batch(&leaving), removed, "{n} keys");
+        assert!(batched.to_bytes() == filter.to_bytes(), "u64 keys, {n}");
+        assert!(batched.contains(&members[0]), "one copy of two left");
+
+        // Pre-hashed, and `str` keys.
+        let hasher = cuckoo::DefaultHashBuilder::default();
+        let hashes: Vec<u64> = members
+            .iter()
+            .skip(1)
+            .step_by(4)
+            .map(|k| std::hash::BuildHasher::hash_one(&hasher, k))
+            .collect();
+        let removed = hashes.iter().filter(|&&h| filter.remove_hash(h)).count();
+        assert_eq!(removed, hashes.len());
+        assert_eq!(batched.remove_hash_batch(hashes.iter().copied()), removed);
+        assert!(batched.to_bytes() == filter.to_bytes(), "hashes, {n}");
+        let strings: Vec<String> = members.iter().map(ToString::to_string).collect();
+        filter
+            .insert_batch(strings.iter().map(String::as_str))
+            .unwrap();
+        batched
+            .insert_batch(strings.iter().map(String::as_str))
+            .unwrap();
+        let removed = strings.iter().filter(|k| filter.remove(k.as_str())).count();
+        assert_eq!(
+            batched.remove_batch(strings.iter().map(String::as_str)),
+            removed
+        );
+        assert!(batched.to_bytes() == filter.to_bytes(), "str keys, {n}");
+
+        let stayed = members.iter().skip(3).step_by(4);
+        assert!(
+            stayed.clone().all(|k| batched.contains(k)),
+            "no false negatives among the members that stayed"
         );
     }
 }
@@ -276,8 +350,8 @@ quickcheck! {
     /// Any sequence of batched inserts (of any length, shorter and longer
     /// than the lookahead, some failing: 48 distinct keys, so a ninth copy,
     /// or any insert into the 16-slot table once it is full, is refused),
-    /// single inserts and removes leaves the table as the one-by-one
-    /// sequence does, in a table that is prefetched (7,000,000 keys at 1 %,
+    /// batched removes, single inserts and removes leaves the table as the
+    /// one-by-one sequence does, in a table that is prefetched (7,000,000 keys at 1 %,
     /// 9.2 MB) or not (4 buckets of 4-bit fingerprints).
     fn batched_inserts_agree_with_single_inserts(
         large: bool,
@@ -291,10 +365,10 @@ quickcheck! {
         let (mut batched, mut single) = (fresh(), fresh());
         for (op, keys) in ops {
             let keys: Vec<u64> = keys.iter().map(|&k| u64::from(k % 48)).collect();
-            match op % 4 {
+            match op % 5 {
                 // A batch, by key or by hash.
                 0 | 1 => {
-                    let got = if op % 4 == 0 {
+                    let got = if op % 5 == 0 {
                         batched.insert_batch(&keys)
                     } else {
                         let hasher = cuckoo::DefaultHashBuilder::default();
@@ -313,6 +387,13 @@ quickcheck! {
                         if batched.insert(key) != single.insert(key) {
                             return false;
                         }
+                    }
+                }
+                // A batch of removes (of present and absent keys alike).
+                3 => {
+                    let removed = keys.iter().filter(|k| single.remove(*k)).count();
+                    if batched.remove_batch(&keys) != removed {
+                        return false;
                     }
                 }
                 // Removes from both.
