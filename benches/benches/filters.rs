@@ -1,11 +1,14 @@
 //! Criterion benchmarks of every filter: build (static) or insert-all
 //! (dynamic), contains hit, contains miss, batched lookups of a member and
 //! non-member mix (`contains_batch`), batched inserts of every member
-//! (`insert_batch`, dynamic filters), and remove where supported, at a
+//! (`insert_batch`, dynamic filters), and remove, one by one and batched
+//! (`remove_batch`), where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
 //! workload and the checks made before timing.
 
-use benches::{FPR, batched_inserts, batched_lookups, insert_all, lookups, removes};
+use benches::{
+    FPR, batched_inserts, batched_lookups, batched_removes, insert_all, lookups, removes,
+};
 
 /// How many of `keys` a filter's `contains_batch` reports present.
 macro_rules! batch_count {
@@ -23,6 +26,12 @@ macro_rules! insert_batch {
             filter.insert_batch(keys);
             filter
         }
+    };
+}
+/// A filter's batched remove of a batch of keys: how many succeeded.
+macro_rules! remove_batch {
+    () => {
+        |filter: &mut _, keys: &[u64]| filter.remove_batch(keys)
     };
 }
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -49,6 +58,7 @@ fn counting_bloom(c: &mut Criterion) {
         insert_batch!(new),
     );
     removes(c, "CountingBloomFilter", insert_all(new));
+    batched_removes(c, "CountingBloomFilter", insert_all(new), remove_batch!());
     let new =
         |n| counting_bloom::BlockedCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "BlockedCountingBloomFilter", insert_all(new));
@@ -65,6 +75,12 @@ fn counting_bloom(c: &mut Criterion) {
         insert_batch!(new),
     );
     removes(c, "BlockedCountingBloomFilter", insert_all(new));
+    batched_removes(
+        c,
+        "BlockedCountingBloomFilter",
+        insert_all(new),
+        remove_batch!(),
+    );
 }
 
 fn cuckoo(c: &mut Criterion) {
@@ -80,6 +96,7 @@ fn cuckoo(c: &mut Criterion) {
     };
     batched_inserts(c, "CuckooFilter", insert_all(new), batched);
     removes(c, "CuckooFilter", insert_all(new));
+    batched_removes(c, "CuckooFilter", insert_all(new), remove_batch!());
 }
 
 fn xor_filter(c: &mut Criterion) {

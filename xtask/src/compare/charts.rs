@@ -4,7 +4,8 @@
 //! - `comparison-fpr.svg`: measured false-positive rate against bits per
 //!   key, over the theoretical curves and the lower bound;
 //! - `comparison-lookup.svg`: lookup ns/key (hit, miss and mixed), by filter and size;
-//! - `comparison-build.svg`: build or insert ns/key (and remove), by filter and size.
+//! - `comparison-build.svg`: build or insert ns/key and remove ns/key, one
+//!   by one and batched where measured, by filter and size.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +30,7 @@ pub(crate) const FILES: [(&str, &str); 3] = [
     ),
     (
         "comparison-build.svg",
-        "Build or insert ns/key by filter and size (and remove)",
+        "Build or insert and remove ns/key by filter and size, one by one and batched",
     ),
 ];
 
@@ -75,13 +76,21 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
     .map_err(chart_error)?;
     bar_chart(
         &paths[2],
-        "Build or insert, ns per key (lower is better)",
+        "Build or insert, and remove, ns per key (lower is better)",
         rows,
         &[
             ("build / insert", RGBColor(44, 160, 44), |r| {
                 Some(r.timing.build_ns)
             }),
+            // Each batched series in a lighter shade of its one-by-one
+            // twin, drawn just below it, so a pair reads as one measure.
+            ("build batched", RGBColor(152, 223, 138), |r| {
+                r.timing.build_batched_ns
+            }),
             ("remove", RGBColor(148, 103, 189), |r| r.timing.remove_ns),
+            ("remove batched", RGBColor(197, 176, 213), |r| {
+                r.timing.remove_batched_ns
+            }),
         ],
     )
     .map_err(chart_error)?;
@@ -219,6 +228,12 @@ fn fpr_chart(path: &Path, rows: &[Row]) -> DrawResult {
 
 type Metric = fn(&Row) -> Option<f64>;
 
+/// Pixels per row of a bar chart: 26, or 12 per series where there are
+/// more than two, so that each bar stays about as tall as its 11 px label.
+fn row_height(series: usize) -> u32 {
+    (12 * u32::try_from(series).unwrap_or(u32::MAX / 12)).max(26)
+}
+
 /// The bar charts' width in pixels.
 const WIDTH: u32 = 1100;
 /// The bar charts' header: the title, and under it the legend row.
@@ -254,7 +269,7 @@ fn legend_end(names: &[&str]) -> i32 {
     legend_x(names).last().map_or(0, |x| x + last)
 }
 
-/// Horizontal bars, one panel per size, one or two bars per row.
+/// Horizontal bars, one panel per size, one bar per series in each row.
 fn bar_chart(
     path: &Path,
     title: &str,
@@ -264,7 +279,7 @@ fn bar_chart(
     let mut sizes: Vec<usize> = rows.iter().map(|r| r.n).collect();
     sizes.dedup();
     let per_size = rows.iter().filter(|r| r.n == sizes[0]).count().max(1);
-    let panel_height = 70 + 26 * per_size as u32;
+    let panel_height = 70 + row_height(series.len()) * per_size as u32;
     let root = SVGBackend::new(
         path,
         (WIDTH, HEADER_HEIGHT + panel_height * sizes.len() as u32),
@@ -366,7 +381,12 @@ mod tests {
             "non-member (miss)",
             "half and half, shuffled",
         ];
-        let build = ["build / insert", "remove"];
+        let build = [
+            "build / insert",
+            "build batched",
+            "remove",
+            "remove batched",
+        ];
         for names in [&lookup[..], &build[..]] {
             let xs = legend_x(names);
             assert_eq!(xs.len(), names.len());

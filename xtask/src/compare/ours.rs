@@ -196,6 +196,10 @@ impl Subject for Counting {
     fn remove(&mut self, key: u64) -> bool {
         self.0.remove(&key)
     }
+    const BATCH_REMOVE: bool = true;
+    fn remove_batch(&mut self, keys: &[u64]) -> usize {
+        self.0.remove_batch(keys)
+    }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
@@ -258,6 +262,10 @@ impl Subject for BlockedCounting {
     fn remove(&mut self, key: u64) -> bool {
         self.0.remove(&key)
     }
+    const BATCH_REMOVE: bool = true;
+    fn remove_batch(&mut self, keys: &[u64]) -> usize {
+        self.0.remove_batch(keys)
+    }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
@@ -319,6 +327,10 @@ impl Subject for Cuckoo {
     #[inline(always)]
     fn remove(&mut self, key: u64) -> bool {
         self.0.remove(&key)
+    }
+    const BATCH_REMOVE: bool = true;
+    fn remove_batch(&mut self, keys: &[u64]) -> usize {
+        self.0.remove_batch(keys)
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()

@@ -288,7 +288,10 @@ fn markdown(
          a seeded random order (mixed), in a loop; batched looks the mixed queries up again \
          through the filter's `contains_batch`, which requests each query's memory 32 \
          queries ahead (ours only; a dash elsewhere), and must give the same answers; \
-         remove deletes every member once. All \
+         remove deletes every member once, and remove batched empties a fresh copy of the \
+         filter (built untimed) through `remove_batch`, which requests each key's memory 32 \
+         keys ahead in tables of 8 MiB or more (our removing filters only; a dash \
+         elsewhere), and must remove every member. All \
          are timed in batches of 8192 keys; the lower quartile of all batches of all repetitions \
          is reported, so batches slowed by other processes (preemption, a shared cache or \
          memory bus) do not count. Even so, on a busy machine ratios move by tens of \
@@ -301,19 +304,19 @@ fn markdown(
     for &n in &options.sizes {
         let _ = writeln!(
             s,
-            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | build batched | lookup hit | lookup miss | lookup mixed | batched | remove |",
+            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | build batched | lookup hit | lookup miss | lookup mixed | batched | remove | remove batched |",
             count(n)
         );
         let _ = writeln!(
             s,
-            "| --- | --- | --: | --- | --: | --: | --: | --: | --: | --: | --: |"
+            "| --- | --- | --: | --- | --: | --: | --: | --: | --: | --: | --: | --: |"
         );
         for r in rows.iter().filter(|r| r.n == n) {
             let (name, krate) = who(r);
             let t = &r.timing;
             let _ = writeln!(
                 s,
-                "| {name} | {krate} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {krate} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(r.target_fpr().map(pct)),
                 if r.entry.dynamic { "dynamic" } else { "static" },
                 ns(t.build_ns),
@@ -323,6 +326,7 @@ fn markdown(
                 ns(t.mixed_ns),
                 t.batched_ns.map_or_else(|| "–".into(), ns),
                 t.remove_ns.map_or_else(|| "–".into(), ns),
+                t.remove_batched_ns.map_or_else(|| "–".into(), ns),
             );
         }
         s.push('\n');
@@ -359,7 +363,7 @@ fn markdown(
 const CSV_HEADER: &str = "n,filter,crate,peer,hasher,kind,remove,params,target_fpr,expected_fpr,\
 measured_fpr,false_positives,queries,bits_per_key,lower_bound_bits_per_key,overhead_pct,retries,\
 false_negatives,failed_removes,build_ns_per_key,lookup_hit_ns,lookup_miss_ns,lookup_mixed_ns,remove_ns,\
-lookup_mixed_batched_ns,build_batched_ns_per_key";
+lookup_mixed_batched_ns,build_batched_ns_per_key,remove_batched_ns";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -403,6 +407,8 @@ fn csv_text(rows: &[Row]) -> String {
             t.batched_ns.map_or_else(String::new, |v| format!("{v:.3}")),
             t.build_batched_ns
                 .map_or_else(String::new, |v| format!("{v:.3}")),
+            t.remove_batched_ns
+                .map_or_else(String::new, |v| format!("{v:.3}")),
         ];
         let _ = writeln!(s, "{}", fields.join(","));
     }
@@ -430,6 +436,7 @@ mod tests {
             build_batched_ns: None,
             batched_ns: None,
             remove_ns: None,
+            remove_batched_ns: None,
         };
         Row {
             entry: Entry {
@@ -442,6 +449,7 @@ mod tests {
                 remove: false,
                 batch: false,
                 batch_insert: false,
+                batch_remove: false,
                 sized: false,
                 deterministic: true,
                 measure: unmeasured,

@@ -81,6 +81,15 @@ pub(crate) trait Subject: Sized {
     fn remove(&mut self, _key: u64) -> bool {
         false
     }
+    /// Has a batched remove (`remove_batch`, our removing filters only):
+    /// [`Self::remove_batch`] is timed as a column of its own.
+    const BATCH_REMOVE: bool = false;
+    /// Removes one copy of each of `keys`, in order, through the filter's
+    /// batched remove; returns how many removals succeeded. Only called
+    /// when [`Self::BATCH_REMOVE`].
+    fn remove_batch(&mut self, keys: &[u64]) -> usize {
+        keys.iter().map(|&k| usize::from(self.remove(k))).sum()
+    }
     /// Bytes of the filter's tables.
     fn memory_bytes(&self) -> usize;
     /// The parameters the filter chose (hash count, fingerprint bits, ...).
