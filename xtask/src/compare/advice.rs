@@ -284,7 +284,7 @@ pub(crate) fn section(rows: &[Row]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::compare::measure::{Accuracy, Entry, Sample};
     use crate::compare::subject::{Family, Target};
@@ -297,7 +297,12 @@ mod tests {
 
     /// One of our static filters at 1M keys with `bits` bits/key and
     /// `false_positives` among 1M non-members.
-    fn static_row(name: &'static str, family: Family, bits: usize, false_positives: usize) -> Row {
+    pub(crate) fn static_row(
+        name: &'static str,
+        family: Family,
+        bits: usize,
+        false_positives: usize,
+    ) -> Row {
         let n = 1_000_000;
         let timing = Timing {
             build_ns: 20.0,
@@ -308,6 +313,7 @@ mod tests {
             batched_ns: None,
             remove_ns: None,
             remove_batched_ns: None,
+            floor_ns: 2.0,
         };
         Row {
             entry: Entry {
@@ -337,6 +343,7 @@ mod tests {
                 false_negatives: 0,
                 retries: None,
                 failed_removes: None,
+                lines_per_hit: 1,
             },
             timing,
             per_rep: vec![timing],

@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use super::Result;
+use super::floor::MemoryFloor;
 use super::small_sets::{self, SetCount};
 use super::subject::{Family, Subject, Target};
 use super::workload::Workload;
@@ -73,6 +74,8 @@ pub(crate) struct Accuracy {
     /// Members whose `remove` returned false (must be 0), for filters with
     /// remove; with a batched remove, its failures are added.
     pub(crate) failed_removes: Option<usize>,
+    /// Cache lines a member lookup reads (see [`Subject::lines_per_hit`]).
+    pub(crate) lines_per_hit: usize,
 }
 
 /// The timed half of a measurement, in nanoseconds per key.
@@ -83,6 +86,9 @@ pub(crate) struct Timing {
     /// have one.
     pub(crate) build_batched_ns: Option<f64>,
     pub(crate) hit_ns: f64,
+    /// The memory floor of a hit: as many cache lines read from a table of
+    /// the same size, with nothing else (see [`MemoryFloor`]).
+    pub(crate) floor_ns: f64,
     pub(crate) miss_ns: f64,
     /// Half members, half non-members, shuffled (see `Workload::mixed`).
     pub(crate) mixed_ns: f64,
@@ -103,6 +109,7 @@ pub(crate) struct Sample {
     build_ns: f64,
     build_batched_ns: f64,
     hit_batches: Vec<f64>,
+    floor_batches: Vec<f64>,
     miss_batches: Vec<f64>,
     mixed_batches: Vec<f64>,
     batched_batches: Vec<f64>,
@@ -208,6 +215,21 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     }
 
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
+    // The floor right after the hits, so both see the same neighbours; its
+    // table is freed before the next loop.
+    let floor = MemoryFloor::new(filter.memory_bytes(), filter.lines_per_hit());
+    let (counted, floor_batches) = batched(members, |keys| black_box(&floor).count(keys));
+    drop(floor);
+    // Every key counts (every word is odd). Using the count also keeps the
+    // optimizer from deleting the loads, whose values nothing else needs.
+    if counted != members.len() {
+        return Err(format!(
+            "{}: the memory floor counted {counted} of {} keys",
+            S::NAME,
+            members.len()
+        )
+        .into());
+    }
     let (false_positives, miss_batches) = batched(queries, |keys| count_hits(&filter, keys));
     let (mixed_hits, mixed_batches) = batched(&workload.mixed, |keys| count_hits(&filter, keys));
     let mut batched_batches = Vec::new();
@@ -247,6 +269,7 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         false_negatives: members.len() - hits,
         retries: filter.retries(),
         failed_removes: None,
+        lines_per_hit: filter.lines_per_hit(),
     };
     let mut remove_batches = Vec::new();
     let mut remove_batched_batches = Vec::new();
@@ -278,6 +301,7 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         build_ns: per_key(build_time, members.len()),
         build_batched_ns: batched_build.map_or(f64::NAN, |(t, _)| per_key(t, members.len())),
         hit_batches,
+        floor_batches,
         miss_batches,
         mixed_batches,
         batched_batches,
@@ -348,6 +372,7 @@ fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
                 .fold(f64::INFINITY, f64::min)
         }),
         hit_ns: pool(|s| &s.hit_batches),
+        floor_ns: pool(|s| &s.floor_batches),
         miss_ns: pool(|s| &s.miss_batches),
         mixed_ns: pool(|s| &s.mixed_batches),
         batched_ns: entry.batch.then(|| pool(|s| &s.batched_batches)),
@@ -393,6 +418,9 @@ mod tests {
         const BATCH_REMOVE: bool = true;
         fn memory_bytes(&self) -> usize {
             self.0.len() * 8
+        }
+        fn lines_per_hit(&self) -> usize {
+            1
         }
         fn params(&self) -> String {
             String::new()

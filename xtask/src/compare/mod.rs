@@ -12,6 +12,11 @@
 //! lowest and highest ratio of a single round, so a reader can tell a real
 //! difference from this machine's noise.
 //!
+//! Each row's member lookups are also set against their memory floor
+//! (`floor`): the same number of cache lines read from a table of the same
+//! size, with no filter logic, timed in the same round. It tells how much of
+//! a lookup is memory this machine cannot serve faster, and how much is code.
+//!
 //! A separate, untimed pass (`small_sets`) builds every row's filter from
 //! thousands of disjoint sets of 10, 100 and 1000 keys and reports its mean
 //! false-positive rate there against its target: filters kept per block or
@@ -26,6 +31,8 @@
 
 mod advice;
 mod charts;
+mod floor;
+mod floor_report;
 mod machine;
 mod measure;
 mod options;

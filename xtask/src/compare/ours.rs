@@ -74,6 +74,9 @@ impl Subject for Bloom {
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
+    fn lines_per_hit(&self) -> usize {
+        self.0.hashes() as usize
+    }
     fn params(&self) -> String {
         format!("k={}, {} bits", self.0.hashes(), self.0.bits())
     }
@@ -130,6 +133,9 @@ impl Subject for Blocked {
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
     fn params(&self) -> String {
         format!(
@@ -203,6 +209,9 @@ impl Subject for Counting {
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
+    fn lines_per_hit(&self) -> usize {
+        self.0.hashes() as usize
+    }
     fn params(&self) -> String {
         format!(
             "k={}, {} 4-bit counters",
@@ -268,6 +277,9 @@ impl Subject for BlockedCounting {
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        2
     }
     fn params(&self) -> String {
         format!(
@@ -335,6 +347,9 @@ impl Subject for Cuckoo {
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
+    fn lines_per_hit(&self) -> usize {
+        2
+    }
     fn params(&self) -> String {
         format!(
             "{}-bit fingerprints, 4 slots × {} buckets",
@@ -382,6 +397,9 @@ macro_rules! xor_subject {
             }
             fn memory_bytes(&self) -> usize {
                 self.0.memory_bytes()
+            }
+            fn lines_per_hit(&self) -> usize {
+                3
             }
             fn params(&self) -> String {
                 format!(

@@ -71,6 +71,9 @@ impl Subject for FastBloom {
     fn memory_bytes(&self) -> usize {
         size_of_val(self.0.as_slice())
     }
+    fn lines_per_hit(&self) -> usize {
+        self.0.num_hashes() as usize
+    }
     fn params(&self) -> String {
         format!("k={}, {} bits", self.0.num_hashes(), self.0.num_bits())
     }
@@ -120,6 +123,9 @@ impl Subject for Sbbf {
     }
     fn memory_bytes(&self) -> usize {
         self.0.as_bytes().len()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
     fn params(&self) -> String {
         format!(
@@ -191,6 +197,9 @@ impl Subject for CuckooPeer {
     fn memory_bytes(&self) -> usize {
         self.filter.memory_usage() - size_of_val(&self.filter)
     }
+    fn lines_per_hit(&self) -> usize {
+        2
+    }
     fn params(&self) -> String {
         format!("8-bit fingerprints, 4 slots × {} buckets", self.buckets)
     }
@@ -232,6 +241,9 @@ macro_rules! xorf_subject {
             }
             fn memory_bytes(&self) -> usize {
                 size_of_val(&*self.0.fingerprints)
+            }
+            fn lines_per_hit(&self) -> usize {
+                3
             }
             fn params(&self) -> String {
                 format!(

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::Result;
 use super::advice;
+use super::floor_report;
 use super::machine::Machine;
 use super::measure::Timing;
 use super::options::Options;
@@ -216,7 +217,10 @@ fn markdown(
         );
     }
 
-    let _ = writeln!(s, "\n## Space and accuracy\n");
+    let _ = writeln!(s, "\n## Against the memory floor\n");
+    s.push_str(&floor_report::section(rows, &options.sizes));
+
+    let _ = writeln!(s, "## Space and accuracy\n");
     let _ = writeln!(
         s,
         "Deterministic: a function of the seed and the code, reproducible bit for bit{}. \
@@ -363,7 +367,7 @@ fn markdown(
 const CSV_HEADER: &str = "n,filter,crate,peer,hasher,kind,remove,params,target_fpr,expected_fpr,\
 measured_fpr,false_positives,queries,bits_per_key,lower_bound_bits_per_key,overhead_pct,retries,\
 false_negatives,failed_removes,build_ns_per_key,lookup_hit_ns,lookup_miss_ns,lookup_mixed_ns,remove_ns,\
-lookup_mixed_batched_ns,build_batched_ns_per_key,remove_batched_ns";
+lookup_mixed_batched_ns,build_batched_ns_per_key,remove_batched_ns,lines_per_hit,lookup_hit_floor_ns";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -409,6 +413,8 @@ fn csv_text(rows: &[Row]) -> String {
                 .map_or_else(String::new, |v| format!("{v:.3}")),
             t.remove_batched_ns
                 .map_or_else(String::new, |v| format!("{v:.3}")),
+            a.lines_per_hit.to_string(),
+            format!("{:.3}", t.floor_ns),
         ];
         let _ = writeln!(s, "{}", fields.join(","));
     }
@@ -437,6 +443,7 @@ mod tests {
             batched_ns: None,
             remove_ns: None,
             remove_batched_ns: None,
+            floor_ns: 2.0,
         };
         Row {
             entry: Entry {
@@ -466,6 +473,7 @@ mod tests {
                 false_negatives: 0,
                 retries: None,
                 failed_removes: None,
+                lines_per_hit: 1,
             },
             timing: timing(hits.iter().copied().fold(f64::INFINITY, f64::min)),
             per_rep: hits.iter().map(|&h| timing(h)).collect(),

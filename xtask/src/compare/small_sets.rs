@@ -413,6 +413,9 @@ mod tests {
         fn memory_bytes(&self) -> usize {
             0
         }
+        fn lines_per_hit(&self) -> usize {
+            1
+        }
         fn params(&self) -> String {
             String::new()
         }

@@ -92,6 +92,11 @@ pub(crate) trait Subject: Sized {
     }
     /// Bytes of the filter's tables.
     fn memory_bytes(&self) -> usize;
+    /// How many cache lines at independent positions a lookup of a member
+    /// reads (k for a classic Bloom filter, one block, two buckets, three
+    /// fingerprints): what its memory floor is measured with
+    /// ([`MemoryFloor`](super::floor::MemoryFloor)).
+    fn lines_per_hit(&self) -> usize;
     /// The parameters the filter chose (hash count, fingerprint bits, ...).
     fn params(&self) -> String;
     /// The false-positive rate theory predicts for this table holding `n` keys.
