@@ -125,6 +125,16 @@
 //!   126.6 ns one by one for [`CountingBloomFilter`], 16.5 against 60.9 ns
 //!   for [`BlockedCountingBloomFilter`]. Tables under 8 MiB are filled one
 //!   by one.
+//! - **Batched removals.** `remove_batch` removes many items in order with
+//!   the same lookahead (expiring a day's entries, a blocklist's removals
+//!   applied in bulk) and returns how many it removed; the counters end
+//!   exactly as one-by-one removals leave them, and the rule of `remove`
+//!   holds for each item. At 10M keys and p = 1 %, in a later full run on
+//!   the same machine:
+//!   48.8 ns per key against 229.1 ns one by one for
+//!   [`CountingBloomFilter`], 15.2 against 68.5 ns for
+//!   [`BlockedCountingBloomFilter`]. Tables under 8 MiB are emptied one by
+//!   one.
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
 //!   from its layout given Poisson block loads (the classic independent-counter
 //!   approximation overstated it by up to 4 %, and so oversized filters);

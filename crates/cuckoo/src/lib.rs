@@ -144,6 +144,12 @@
 //!   `cargo xtask compare` (the `cuckoofilter` crate: 24.0 ns one by one,
 //!   at 60 % load), on a shared 2-core AMD EPYC; a 1M-key table (1.3 MB) is
 //!   filled one by one either way.
+//! - **Batched removals.** `remove_batch` (and `remove_hash_batch`) removes
+//!   many keys in order with the same prefetch and returns how many it
+//!   removed, leaving the table byte for byte as one-by-one removals would
+//!   (a key not found is skipped and changes nothing). Emptying the
+//!   10M-key, p = 1 % table took 8.9 ns per key against 47.0 ns one by one
+//!   in one full `cargo xtask compare` on the same machine.
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   `rand_xoshiro` SplitMix64 generator with a fixed seed whose state is part
 //!   of the byte format: the same operations give the same table, on every
