@@ -18,7 +18,9 @@ pub(crate) fn section(rows: &[Row], sizes: &[usize]) -> String {
          after them in the same round. No lookup of that layout and size can beat its floor \
          on this machine, so hit / floor says how much a filter spends beyond its memory \
          reads, and a speed target below a layout's floor needs a smaller table or fewer \
-         lines per lookup, not faster code. Peers are measured the same way.\n"
+         lines per lookup, not faster code. On a busy machine both figures move with the \
+         neighbours (most at 10M keys, where the tables share the last-level cache), their \
+         ratio less, since the two loops run moments apart. Peers are measured the same way.\n"
     );
     for &n in sizes {
         let _ = writeln!(
