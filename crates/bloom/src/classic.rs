@@ -254,7 +254,15 @@ impl<S: BuildHasher> BloomFilter<S> {
         early_exit: bool,
     ) -> bool {
         let words = self.bits.as_slice();
-        let bit = |p: usize| words[p / WORD_BITS] >> (p % WORD_BITS);
+        let bit = |p: usize| {
+            debug_assert!(p < self.bits.len());
+            #[allow(unsafe_code)]
+            // SAFETY: every caller passes the probes of a table of
+            // `self.bits.len()` bits, which are `< self.bits.len()`, and the
+            // bit set holds `self.bits.len().div_ceil(WORD_BITS)` words.
+            let word = unsafe { *words.get_unchecked(p / WORD_BITS) };
+            word >> (p % WORD_BITS)
+        };
         let mut unchecked = self.hashes as usize;
         if early_exit {
             // The sequence is endless, so both are `Some`.

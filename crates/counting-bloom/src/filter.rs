@@ -307,8 +307,15 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     ) -> bool {
         let table = &self.table[..];
         let counter = |position: usize| {
+            debug_assert!(position < self.counters);
             let (word, shift) = locate(position);
-            (table[word] >> shift) & 15
+            #[allow(unsafe_code)]
+            // SAFETY: every caller passes the probes of a table of
+            // `self.counters` counters, which are `< self.counters`, and the
+            // table holds `self.counters.div_ceil(16)` words, 16 counters
+            // each; `locate` divides by 16.
+            let word = unsafe { *table.get_unchecked(word) };
+            (word >> shift) & 15
         };
         let mut probes = probes.take(self.hashes as usize);
         if branch_free {

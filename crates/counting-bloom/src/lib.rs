@@ -156,9 +156,11 @@
 //!
 //! # Unsafe code
 //!
-//! Only in the blocked filter's AVX2 kernels (`blocked_simd.rs`: lookup,
-//! insert, remove), where a benchmark showed it pays; each block states why
-//! it is sound.
+//! Only where a benchmark showed it pays, each block stating why it is
+//! sound: the blocked filter's AVX2 kernels (`blocked_simd.rs`: lookup,
+//! insert, remove), and the classic-layout lookup's counter read
+//! (`filter.rs`), whose bounds check can never fail (every probe is below
+//! the counter count) and cost about 6 % of a lookup at 1M keys.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
