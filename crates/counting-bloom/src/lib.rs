@@ -131,8 +131,8 @@
 //!   exactly as one-by-one removals leave them, and the rule of `remove`
 //!   holds for each item. At 10M keys and p = 1 %, in a later full run on
 //!   the same machine:
-//!   48.8 ns per key against 229.1 ns one by one for
-//!   [`CountingBloomFilter`], 15.2 against 68.5 ns for
+//!   43.4 ns per key against 222.3 ns one by one for
+//!   [`CountingBloomFilter`], 14.1 against 67.3 ns for
 //!   [`BlockedCountingBloomFilter`]. Tables under 8 MiB are emptied one by
 //!   one.
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
