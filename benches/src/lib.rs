@@ -246,24 +246,58 @@ pub fn insert_all<F: Insert<u64>>(new: impl Fn(usize) -> F) -> impl Fn(&[u64]) -
 /// after each iteration so every iteration removes from a full filter, and
 /// the next iteration takes the next batch.
 pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u64]) -> F) {
+    timed_removes(c, "remove", name, build, |filter, batch| {
+        batch
+            .iter()
+            .map(|k| usize::from(filter.remove(black_box(k))))
+            .sum()
+    });
+}
+
+/// Removes of a batch of members through the filter's batched remove
+/// (`remove_batch`, which requests each key's memory 32 keys ahead in
+/// tables of 8 MiB or more), timed exactly like [`removes`]: the same
+/// batches in the same rotation, re-inserted (untimed) after each
+/// iteration.
+pub fn batched_removes<F: Remove<u64>>(
+    c: &mut Criterion,
+    name: &str,
+    build: impl Fn(&[u64]) -> F,
+    remove_batch: impl Fn(&mut F, &[u64]) -> usize,
+) {
+    timed_removes(c, "remove_batch", name, build, |filter, batch| {
+        remove_batch(filter, black_box(batch))
+    });
+}
+
+/// The criterion group `group` of [`removes`] and [`batched_removes`]:
+/// `remove` takes a batch of members out and says how many went. Checked
+/// first: every member of a batch is removed, and the filter answers as
+/// before once they are re-inserted.
+fn timed_removes<F: Remove<u64>>(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    build: impl Fn(&[u64]) -> F,
+    remove: impl Fn(&mut F, &[u64]) -> usize,
+) {
     for n in sizes() {
         let w = Workload::new(n);
         let mut filter = build(&w.members);
         check(name, &filter, &w.members, &w.non_members);
         let mut batches = Rotation::new(&w.members);
         let batch = batches.next_batch();
-        let removed = batch.iter().filter(|k| filter.remove(k)).count();
         assert_eq!(
-            removed,
+            remove(&mut filter, batch),
             batch.len(),
-            "{name}: a member's remove returned false"
+            "{name}: a member's remove failed ({group})"
         );
         for k in batch {
             filter.insert(k).expect("re-insert after remove");
         }
         check(name, &filter, &w.members, &w.non_members);
 
-        let mut group = c.benchmark_group("remove");
+        let mut group = c.benchmark_group(group);
         group.throughput(Throughput::Elements(batch.len() as u64));
         group.bench_function(BenchmarkId::new(name, n), |b| {
             b.iter_custom(|iters| {
@@ -271,9 +305,7 @@ pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
                 for _ in 0..iters {
                     let batch = batches.next_batch();
                     let start = Instant::now();
-                    for k in batch {
-                        black_box(filter.remove(black_box(k)));
-                    }
+                    black_box(remove(&mut filter, batch));
                     timed += start.elapsed();
                     for k in batch {
                         filter.insert(k).expect("re-insert after remove");
@@ -292,52 +324,3 @@ pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct RootReadmeDoctests;
-
-/// Removes of a batch of members through the filter's batched remove
-/// (`remove_batch`, which requests each key's memory 32 keys ahead in
-/// tables of 8 MiB or more), timed exactly like [`removes`]: the same
-/// batches in the same rotation, re-inserted (untimed) after each
-/// iteration. Checked first: every member of a batch is removed, and the
-/// filter answers as before once they are re-inserted.
-pub fn batched_removes<F: Remove<u64>>(
-    c: &mut Criterion,
-    name: &str,
-    build: impl Fn(&[u64]) -> F,
-    remove_batch: impl Fn(&mut F, &[u64]) -> usize,
-) {
-    for n in sizes() {
-        let w = Workload::new(n);
-        let mut filter = build(&w.members);
-        check(name, &filter, &w.members, &w.non_members);
-        let mut batches = Rotation::new(&w.members);
-        let batch = batches.next_batch();
-        assert_eq!(
-            remove_batch(&mut filter, batch),
-            batch.len(),
-            "{name}: remove_batch did not remove every member of a batch"
-        );
-        for k in batch {
-            filter.insert(k).expect("re-insert after remove");
-        }
-        check(name, &filter, &w.members, &w.non_members);
-
-        let mut group = c.benchmark_group("remove_batch");
-        group.throughput(Throughput::Elements(batch.len() as u64));
-        group.bench_function(BenchmarkId::new(name, n), |b| {
-            b.iter_custom(|iters| {
-                let mut timed = Duration::ZERO;
-                for _ in 0..iters {
-                    let batch = batches.next_batch();
-                    let start = Instant::now();
-                    black_box(remove_batch(&mut filter, black_box(batch)));
-                    timed += start.elapsed();
-                    for k in batch {
-                        filter.insert(k).expect("re-insert after remove");
-                    }
-                }
-                timed
-            });
-        });
-        group.finish();
-    }
-}
