@@ -27,11 +27,7 @@ impl<S: BuildHasher> Lookahead for BloomFilter<S> {
     /// exit that saves DRAM traffic in a lone lookup saves nothing here.
     #[inline(always)]
     fn lookup_hash(&self, hash: u64) -> bool {
-        let len = self.bits.len();
-        match self.sequence {
-            ProbeSequence::Linear => self.test_bits(LinearProbes::new(hash, len), false),
-            ProbeSequence::Cubic => self.test_bits(CubicProbes::new(hash, len), false),
-        }
+        self.test_hash(hash, false)
     }
 
     fn worth_prefetching(&self) -> bool {

@@ -35,11 +35,7 @@ impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
     /// 27 ns per key).
     #[inline(always)]
     fn lookup_hash(&self, hash: u64) -> bool {
-        let len = self.counters;
-        match self.sequence {
-            ProbeSequence::Linear => self.test_counters(LinearProbes::new(hash, len), true),
-            ProbeSequence::Cubic => self.test_counters(CubicProbes::new(hash, len), true),
-        }
+        self.test_hash(hash, true)
     }
 
     fn worth_prefetching(&self) -> bool {
