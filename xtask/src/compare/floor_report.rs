@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::report::who;
 use super::row::{Row, count, pct};
 
 /// The section's text: an explanation, then one table per size.
@@ -31,15 +32,10 @@ pub(crate) fn section(rows: &[Row], sizes: &[usize]) -> String {
         let _ = writeln!(s, "| --- | --- | --: | --: | --: | --: | --: | --: |");
         for r in rows.iter().filter(|r| r.n == n) {
             let t = &r.timing;
-            let krate = if r.entry.peer {
-                format!("{} (peer)", r.entry.krate)
-            } else {
-                format!("**{}**", r.entry.krate)
-            };
+            let (name, krate) = who(r);
             let _ = writeln!(
                 s,
-                "| {} | {krate} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
-                r.entry.name,
+                "| {name} | {krate} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
                 r.target_fpr().map_or_else(|| "–".into(), pct),
                 r.accuracy.lines_per_hit,
                 megabytes(r.accuracy.memory_bytes),

@@ -78,7 +78,9 @@ fn timing_ratio(ours: &Row, peer: &Row, metric: fn(&Timing) -> Option<f64>) -> S
     format!("{:.2} ({low:.2}–{high:.2})", a / b)
 }
 
-fn who(r: &Row) -> (String, String) {
+/// A row's filter and crate cells: the crate in bold for ours, marked
+/// "(peer)" for peers.
+pub(crate) fn who(r: &Row) -> (String, String) {
     let krate = if r.entry.peer {
         format!("{} (peer)", r.entry.krate)
     } else {
