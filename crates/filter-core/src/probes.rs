@@ -208,6 +208,18 @@ impl LinearProbes {
     }
 }
 
+impl LinearProbes {
+    /// The next probe's value before reduction, and the step between
+    /// values: the probes from here on are `reduce(next + i·step, len)` for
+    /// i = 0, 1, … (all mod 2^64). For code that computes several probes at
+    /// once, such as a vector lookup, which must reach the same positions
+    /// as this iterator.
+    #[inline(always)]
+    pub fn next_and_step(&self) -> (u64, u64) {
+        (self.next, self.step)
+    }
+}
+
 impl Iterator for LinearProbes {
     type Item = usize;
 
@@ -318,6 +330,19 @@ mod tests {
                     assert_eq!(distinct.len(), 20, "{len}: {ps:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn next_and_step_predict_the_linear_probes() {
+        for (hash, len) in [(0u64, 1usize), (u64::MAX, 63), (0xDEAD_BEEF, 9_585_059)] {
+            let mut probes = LinearProbes::new(hash, len);
+            probes.next();
+            let (next, step) = probes.next_and_step();
+            let predicted: Vec<usize> = (0..20u64)
+                .map(|i| reduce(next.wrapping_add(step.wrapping_mul(i)), len))
+                .collect();
+            assert_eq!(predicted, probes.take(20).collect::<Vec<_>>());
         }
     }
 
