@@ -8,12 +8,13 @@ use filter_core::memory::zeroed_vec;
 use filter_core::sizing::check_range;
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
-use crate::blocked_simd::{self, Kernel};
+use crate::blocked_simd;
 use crate::blocked_sizing::{
     MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized,
 };
 use crate::counter_block::{BLOCK_COUNTERS, Block, HalfPatterns, half_patterns, halves, slots};
 use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
+use crate::kernel::Kernel;
 
 /// A counting Bloom filter whose k counters per key lie in **two cache
 /// lines**: faster lookups, inserts and removes than

@@ -63,34 +63,7 @@
 
 use crate::counter_block::{Block, Half, HalfPatterns, halves, shift_in_word};
 use crate::counters::MAX_COUNT;
-
-/// Which lookup implementation a filter uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kernel {
-    /// Plain Rust, any target.
-    Portable,
-    /// AVX2 intrinsics; only ever constructed after a successful runtime
-    /// check for AVX2, BMI1, BMI2 and POPCNT.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-}
-
-impl Kernel {
-    /// The fastest kernel this CPU supports. (CPUs with AVX2 have the
-    /// other three; they let the compiler use `mulx`, `popcnt` and
-    /// non-destructive shifts.)
-    pub(crate) fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            return Kernel::Avx2;
-        }
-        Kernel::Portable
-    }
-}
+use crate::kernel::Kernel;
 
 /// The words of `block` whose counter named by `bits` is zero, as a bit mask
 /// (bit w for word w), in plain Rust.

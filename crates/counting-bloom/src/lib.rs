@@ -175,6 +175,8 @@ mod counter_block;
 mod counters;
 mod encoding;
 mod filter;
+mod filter_simd;
+mod kernel;
 mod std_traits;
 
 pub use blocked::BlockedCountingBloomFilter;
