@@ -94,10 +94,11 @@
 //!   distinct kinds, so they never mix.
 //! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
 //!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
-//!   p = 1 %: at 1M keys its lookups took 6–7 ns against 12–13 ns for
-//!   [`CountingBloomFilter`] (and about 9.6 ns for the classic `BloomFilter`),
-//!   its inserts and removes about a third of [`CountingBloomFilter`]'s; at
-//!   10M keys (50 MB tables, in DRAM) 42 ns against 73–90 ns. Where a classic
+//!   p = 1 %, in one full `cargo xtask compare`: at 1M keys its lookups
+//!   took 6.4 ns against 9.7–9.8 ns for [`CountingBloomFilter`] (and about
+//!   8.5 ns for the classic `BloomFilter`), its inserts and removes about a
+//!   third of [`CountingBloomFilter`]'s; at 10M keys (48–49 MB tables, in
+//!   DRAM) 43 ns against 66 ns. Where a classic
 //!   filter's table still fits the last-level cache and this one does not
 //!   (10M keys at 1 %: 12 MB against 50 MB), its lookups cost 2–4× the
 //!   classic filter's (misses and hits): two DRAM misses cost more than a
@@ -131,8 +132,8 @@
 //!   exactly as one-by-one removals leave them, and the rule of `remove`
 //!   holds for each item. At 10M keys and p = 1 %, in a later full run on
 //!   the same machine:
-//!   43.4 ns per key against 222.3 ns one by one for
-//!   [`CountingBloomFilter`], 14.1 against 67.3 ns for
+//!   34.6 ns per key against 130.8 ns one by one for
+//!   [`CountingBloomFilter`], 13.6 against 66.8 ns for
 //!   [`BlockedCountingBloomFilter`]. Tables under 8 MiB are emptied one by
 //!   one.
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
