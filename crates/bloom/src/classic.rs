@@ -182,33 +182,47 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        let len = self.bits.len();
-        match self.sequence {
-            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
-        };
+        self.insert_unique_hash(hash);
     }
 
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
         let len = self.bits.len();
-        match self.sequence {
-            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+        #[allow(unsafe_code)]
+        // SAFETY: both probe sequences of a table of `len` cells yield
+        // positions in `0..len`, and `len` is the bit count.
+        unsafe {
+            match self.sequence {
+                ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+                ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+            }
         }
     }
 
     /// Sets the bits of the first k `positions`; returns whether one of them
     /// was unset. One copy per probe sequence (see
     /// [`LinearProbes`] for why).
+    ///
+    /// The words are written without bounds checks, as lookups read them
+    /// ([`test_bits`](Self::test_bits)).
+    ///
+    /// # Safety
+    ///
+    /// Every position `positions` yields must be below the bit count,
+    /// `self.bits.len()`.
+    #[allow(unsafe_code)]
     #[inline(always)]
-    fn insert_probes(&mut self, positions: impl Iterator<Item = usize>) -> bool {
+    unsafe fn insert_probes(&mut self, positions: impl Iterator<Item = usize>) -> bool {
+        let len = self.bits.len();
         let words = self.bits.as_mut_slice();
         let mut new = false;
         for p in positions.take(self.hashes as usize) {
+            debug_assert!(p < len);
             let mask = 1 << (p % WORD_BITS);
-            let word = &mut words[p / WORD_BITS];
+            // SAFETY: `p < self.bits.len()` (this function's contract), and
+            // the bit set holds `self.bits.len().div_ceil(WORD_BITS)` words.
+            let word = unsafe { words.get_unchecked_mut(p / WORD_BITS) };
             new |= *word & mask == 0;
             *word |= mask;
         }
