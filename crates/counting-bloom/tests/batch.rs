@@ -7,15 +7,6 @@ use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
 
-/// Members and as many non-members, interleaved, for `n` inserted keys.
-fn queries(members: &[u64], non_members: &[u64]) -> Vec<u64> {
-    members
-        .iter()
-        .zip(non_members)
-        .flat_map(|(&a, &b)| [a, b])
-        .collect()
-}
-
 #[test]
 fn batches_agree_with_single_lookups_in_small_and_large_tables() {
     // A table for 2,000,000 keys at 1 % takes 9.6 MB (prefetched: at least
@@ -24,7 +15,7 @@ fn batches_agree_with_single_lookups_in_small_and_large_tables() {
     for (capacity, n) in [(1_000usize, 1_000usize), (2_000_000, 20_000)] {
         let members = keys::members(3, n);
         let non_members = keys::non_members(3, n);
-        let asked = queries(&members, &non_members);
+        let asked = keys::interleaved(&members, &non_members);
 
         let mut counting = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
         let mut blocked = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();

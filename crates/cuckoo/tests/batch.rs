@@ -9,15 +9,6 @@ use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
 
-/// Members and as many non-members, interleaved.
-fn queries(members: &[u64], non_members: &[u64]) -> Vec<u64> {
-    members
-        .iter()
-        .zip(non_members)
-        .flat_map(|(&a, &b)| [a, b])
-        .collect()
-}
-
 /// Whether `filter` answers `asked` alike batched and one by one, by key and
 /// by hash.
 fn agrees(filter: &CuckooFilter, asked: &[u64]) -> bool {
@@ -39,7 +30,7 @@ fn batches_agree_with_single_lookups_in_small_and_large_tables() {
     for (capacity, n) in [(1_000usize, 1_000usize), (7_000_000, 20_000)] {
         let members = keys::members(3, n);
         let non_members = keys::non_members(3, n);
-        let asked = queries(&members, &non_members);
+        let asked = keys::interleaved(&members, &non_members);
 
         let mut filter = CuckooFilter::with_fpr(capacity, 0.01).unwrap();
         for key in &members {

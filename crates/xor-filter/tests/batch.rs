@@ -1,6 +1,8 @@
 //! Batched lookups answer exactly as one-by-one lookups, in order, for tables
 //! below and above the prefetching threshold, for all four types.
 
+mod common;
+
 use std::sync::OnceLock;
 
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -8,36 +10,7 @@ use filter_core::testing::keys;
 use quickcheck::quickcheck;
 use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
 
-/// Runs `$body` once for each of the four filter types, bound to `$ty`.
-macro_rules! for_each_type {
-    ($ty:ident => $body:block) => {{
-        {
-            type $ty = Xor8;
-            $body
-        }
-        {
-            type $ty = Xor16;
-            $body
-        }
-        {
-            type $ty = BinaryFuse8;
-            $body
-        }
-        {
-            type $ty = BinaryFuse16;
-            $body
-        }
-    }};
-}
-
-/// Members and as many non-members, interleaved.
-fn queries(members: &[u64], non_members: &[u64]) -> Vec<u64> {
-    members
-        .iter()
-        .zip(non_members)
-        .flat_map(|(&a, &b)| [a, b])
-        .collect()
-}
+use common::for_each_type;
 
 /// 1,000 keys take 1.1 to 2.5 KB (looked up one by one); 4,000,000 keys
 /// 9.0 MB (`BinaryFuse16`) and 9.8 MB (`Xor16`), prefetched, and 4.5 to
@@ -52,7 +25,7 @@ fn batches_agree_with_single_lookups_in_small_and_large_tables() {
     for n in SIZES {
         let members = keys::members(3, n);
         let non_members = keys::non_members(3, n);
-        let asked = queries(&members, &non_members);
+        let asked = keys::interleaved(&members, &non_members);
         let hashes: Vec<u64> = asked
             .iter()
             .map(|&k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))

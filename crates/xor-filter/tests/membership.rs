@@ -2,32 +2,14 @@
 //! present, for u64, `str` and `String` keys, with and without duplicates,
 //! for every n from 0 to 50 and at 10^6.
 
+mod common;
+
 use std::hash::{BuildHasher, Hasher};
 
 use filter_core::testing::keys;
-use xor_filter::{BinaryFuse8, BinaryFuse16, DefaultHashBuilder, Filter, Xor8, Xor16};
+use xor_filter::{BinaryFuse8, DefaultHashBuilder, Filter, Xor8, Xor16};
 
-/// Runs `$body` once for each of the four filter types, bound to `$ty`.
-macro_rules! for_each_type {
-    ($ty:ident => $body:block) => {{
-        {
-            type $ty = Xor8;
-            $body
-        }
-        {
-            type $ty = Xor16;
-            $body
-        }
-        {
-            type $ty = BinaryFuse8;
-            $body
-        }
-        {
-            type $ty = BinaryFuse16;
-            $body
-        }
-    }};
-}
+use common::for_each_type;
 
 /// `keys` with every third key repeated (once, twice, ...), shuffled in by
 /// position so duplicates are not adjacent.

@@ -29,6 +29,17 @@ pub fn non_members(seed: u64, count: usize) -> Vec<u64> {
         .collect()
 }
 
+/// `members` and `non_members` alternating, a member first, as long as
+/// the shorter of the two allows: a query stream whose answers alternate,
+/// for tests that compare two ways of answering it.
+pub fn interleaved(members: &[u64], non_members: &[u64]) -> Vec<u64> {
+    members
+        .iter()
+        .zip(non_members)
+        .flat_map(|(&member, &non_member)| [member, non_member])
+        .collect()
+}
+
 /// A string key, shaped like a crawler's URL, for the key with this index.
 pub fn url(seed: u64, index: u64) -> String {
     format!("https://example.com/{:016x}/page", key(seed, index))
@@ -50,6 +61,13 @@ pub fn non_member_urls(seed: u64, count: usize) -> Vec<String> {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn interleaved_alternates_and_stops_at_the_shorter() {
+        assert_eq!(interleaved(&[1, 2, 3], &[7, 8]), [1, 7, 2, 8]);
+        assert_eq!(interleaved(&[1], &[7, 8]), [1, 7]);
+        assert!(interleaved(&[], &[7]).is_empty());
+    }
 
     #[test]
     fn members_and_non_members_are_distinct_and_disjoint() {
