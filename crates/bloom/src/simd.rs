@@ -12,7 +12,7 @@
 //! is built ([`Kernel::detect`]).
 //!
 //! The AVX2 path computes exactly the same bits as the portable one
-//! ([`Probe`](crate::block::Probe), [`masks`](crate::block::masks)), so a
+//! ([`Probe`], [`masks`](crate::block::masks)), so a
 //! filter saved on one machine answers identically on another; a test checks
 //! the two agree.
 

@@ -179,7 +179,7 @@ pub(crate) fn blocked_counting_fpr(blocks: u64, items: usize, hashes: u32) -> f6
 ///
 /// # Errors
 ///
-/// As [`bloom_bits`]; [`Error::InvalidParameter`] naming `fpr` when the
+/// As [`bloom_shape`]; [`Error::InvalidParameter`] naming `fpr` when the
 /// classic k exceeds [`MAX_BLOCKED_HASHES`], or naming `expected_items` when
 /// more than [`MAX_BLOCKS`] blocks would be needed.
 pub(crate) fn sized(expected_items: usize, fpr: f64) -> Result<(u32, u64), Error> {
