@@ -706,9 +706,11 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
-    /// whole bytes, plus 7 padding bytes.
+    /// whole bytes, plus 7 padding bytes, plus, in tables large enough to
+    /// keep them, the alternate offsets of every fingerprint (`4 · 2^f`
+    /// bytes, at most 1/128 of the buckets' space; see the crate docs).
     pub fn memory_bytes(&self) -> usize {
-        self.table.bytes().len()
+        self.table.memory_bytes()
     }
 
     /// The hasher keys are hashed with.

@@ -91,7 +91,11 @@
 //!   (multiply-shift) of the mixed hash `x`; the alternate bucket is
 //!   `(c(fp) − i) mod m`, an involution for every `m`, computed with one
 //!   conditional add instead of a division. The paper's `i XOR h(fp)` needs
-//!   `m` a power of two, which wastes up to half the memory.
+//!   `m` a power of two, which wastes up to half the memory. Large tables
+//!   with fingerprints of up to 12 bits keep `c(fp)` for every fingerprint
+//!   (4 KiB at 10 bits, at most 1/128 of the filter), which takes three
+//!   multiplications off the path to the second bucket: lookups and removes
+//!   at 1M keys about 5 % faster, measured in `cargo xtask compare`.
 //! - **Mixing that survives structured hashes, kept off the critical
 //!   path.** Pre-hashed keys (`insert_hash`) are often sequential or shifted
 //!   ids, so the hash goes through SplitMix64's finalizer (without its last

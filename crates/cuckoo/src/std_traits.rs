@@ -17,7 +17,7 @@ impl<S> fmt::Debug for CuckooFilter<S> {
             .field("buckets", &self.table.buckets())
             .field("fingerprint_bits", &self.table.fingerprint_bits())
             .field("is_full", &(self.victim.fingerprint != 0))
-            .field("memory_bytes", &self.table.bytes().len())
+            .field("memory_bytes", &self.table.memory_bytes())
             .finish_non_exhaustive()
     }
 }
