@@ -117,6 +117,9 @@
 //!   a fold of the product's halves and the input's high half, then the
 //!   salted multiplies (`block.rs` explains each term). Seeded tests check
 //!   the rate with sequential, strided and multiplicatively pre-hashed ids.
+//!   One multiply is not a full mixer, and some shapes remain: ids shifted
+//!   left by 27 to 29 bits measured 1.2–1.5 % at a 1 % target, where every
+//!   other shift from 0 to 44 bits measured 0.7–1.0 %.
 //!   The multiplier is deliberately not the golden ratio, which many users'
 //!   own hashes multiply by: the two would compound to φ², which spread
 //!   sequential ids so badly that the rate measured up to 40 % at a 1 %
