@@ -96,8 +96,8 @@ pub(crate) struct Table {
     lanes_high: u64,
     /// The alternate offset ([`alt`](Self::alt)'s `c`) of every fingerprint
     /// value `0..2^f`, or empty: kept only for tables large enough (see
-    /// [`offset_table`](Self::offset_table)). A function of `buckets` and `fingerprint_bits`
-    /// alone, so never serialized.
+    /// [`offset_table`](Self::offset_table)). A function of `buckets` and
+    /// `fingerprint_bits` alone, so never serialized.
     alt_offsets: Box<[u32]>,
 }
 
@@ -303,7 +303,8 @@ impl Table {
     /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
     /// has exactly one such bucket, about 1 item in `m`.
     ///
-    /// Large tables look `c` up instead ([`offset_table`](Self::offset_table)): it is three
+    /// Large tables look `c` up instead
+    /// ([`offset_table`](Self::offset_table)): it is three
     /// multiplications on the path to the second bucket's address, and a
     /// lookup that waits on memory is limited by how long that path is and
     /// how many instructions it holds. Read from a table of 4 KiB (f = 10)
@@ -865,14 +866,23 @@ mod tests {
     }
 
     #[test]
-    fn kept_alternate_offsets_are_the_computed_ones() {
+    fn kept_alternate_offsets_are_the_formats() {
         // 100,000 buckets of 8-bit fingerprints: 400 KB of buckets, far more
-        // than 128 × 1 KiB of offsets, so the table keeps them.
+        // than 128 × 1 KiB of offsets, so the table keeps them. Each kept
+        // offset must be the format's `reduce(fp · φ, m') | 1` (written out
+        // here, not taken from the code that fills the table).
         for (buckets, bits) in [(100_000, 8), (100_001, 8), (131_073, 10), (2_000_000, 12)] {
             let t = table(buckets, bits);
             assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
             for fp in 0..1u64 << bits {
-                assert_eq!(t.alt_offsets[fp as usize] as usize, t.alt_offset(fp));
+                let even = buckets & !1;
+                let format = ((u128::from(fp.wrapping_mul(0x9E37_79B9_7F4A_7C15)) * even as u128)
+                    >> 64) as usize
+                    | 1;
+                assert_eq!(
+                    t.alt_offsets[fp as usize] as usize, format,
+                    "m {buckets} fp {fp}"
+                );
             }
         }
     }
