@@ -178,7 +178,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// [`filter_core::batch`]). Use it when the items are known up front and
     /// the table is larger than the cache: at 10M items and p = 1 % (a
     /// 49 MB table) a full `cargo xtask compare` measured 11.9 ns per item
-    /// against 42.6 ns for [`contains`](Self::contains) one by one (shared
+    /// against 43.2 ns for [`contains`](Self::contains) one by one (shared
     /// 2-core AMD EPYC). Tables under 8 MiB are looked
     /// up one by one, as by `contains`.
     ///

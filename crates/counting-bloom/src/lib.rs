@@ -114,16 +114,16 @@
 //!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
 //!   at once. At 10M keys and p = 1 % (48–49 MB tables), per query:
-//!   24.7 ns against 104.6 ns one by one for [`CountingBloomFilter`],
-//!   11.9 against 42.6 ns for [`BlockedCountingBloomFilter`], in one full
+//!   18.5 ns against 64.3 ns one by one for [`CountingBloomFilter`],
+//!   11.9 against 43.2 ns for [`BlockedCountingBloomFilter`], in one full
 //!   `cargo xtask compare` on a shared 2-core AMD EPYC. Tables under
 //!   8 MiB are looked up one by one.
 //! - **Batched inserts.** `insert_batch` (and `extend`, which calls it)
 //!   inserts many items in order with the same lookahead, for loading a
 //!   filter in bulk. The counters end exactly as one-by-one inserts leave
 //!   them, saturation included. At 10M keys and p = 1 %, in one full
-//!   `cargo xtask compare` on the same shared EPYC: 34.3 ns per key against
-//!   126.6 ns one by one for [`CountingBloomFilter`], 16.5 against 60.9 ns
+//!   `cargo xtask compare` on the same shared EPYC: 31.7 ns per key against
+//!   119.0 ns one by one for [`CountingBloomFilter`], 16.6 against 60.2 ns
 //!   for [`BlockedCountingBloomFilter`]. Tables under 8 MiB are filled one
 //!   by one.
 //! - **Batched removals.** `remove_batch` removes many items in order with
