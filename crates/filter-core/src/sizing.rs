@@ -395,10 +395,13 @@ pub fn blocked_bloom_bits(
     if meets(lo)? {
         return Ok(lo * block);
     }
+    // Doubling stops at the largest block count within `MAX_BITS`, which is
+    // tried too: a size between the last power-of-two multiple of the
+    // classic size and the limit can still meet the target.
+    let most = MAX_BITS / block;
     let mut hi = lo;
     loop {
-        hi = hi.saturating_mul(2);
-        if hi.saturating_mul(block) > MAX_BITS {
+        if hi >= most {
             return Err(Error::invalid(
                 "fpr",
                 fpr,
@@ -407,6 +410,7 @@ pub fn blocked_bloom_bits(
                 ),
             ));
         }
+        hi = hi.saturating_mul(2).min(most);
         if meets(hi)? {
             break;
         }
@@ -586,6 +590,26 @@ mod tests {
         // No size within MAX_BITS meets this one: an error, and promptly.
         assert!(
             blocked_bloom_bits(usize::MAX / 4, 1.0 - 1e-16, 8, 256, BlockLayout::Split).is_err()
+        );
+    }
+
+    #[test]
+    fn blocked_sizing_tries_sizes_up_to_the_limit() {
+        // Regression: the search doubled from the classic size and gave up
+        // as soon as a doubling passed MAX_BITS, so 4·10^12 items at 1 %
+        // (classic 3.8·10^13 bits, doubled 7.7·10^13 > 2^46 ≈ 7.04·10^13)
+        // were refused although about 4.2·10^13 bits meet the target.
+        let n = 4_000_000_000_000;
+        let m = blocked_bloom_bits(n, 0.01, 8, 256, BlockLayout::Split).unwrap();
+        assert!(m <= MAX_BITS && m % 256 == 0, "{m}");
+        assert!(blocked_bloom_fpr(m, n, 8, 256, BlockLayout::Split).unwrap() <= 0.01);
+        assert!(blocked_bloom_fpr(m - 256, n, 8, 256, BlockLayout::Split).unwrap() > 0.01);
+        // Where even the limit misses the target, the error still comes.
+        let err =
+            blocked_bloom_bits(7_000_000_000_000, 0.01, 8, 256, BlockLayout::Split).unwrap_err();
+        assert!(
+            err.to_string().contains("within 70368744177664 bits"),
+            "{err}"
         );
     }
 
