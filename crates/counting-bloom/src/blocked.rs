@@ -144,7 +144,9 @@ impl BlockedCountingBloomFilter<DefaultHashBuilder> {
     ///
     /// [`Error::Corrupt`] naming what is wrong with the bytes;
     /// [`Error::HasherMismatch`] when they were written under a hasher that
-    /// hashes differently from the default one on this build.
+    /// hashes differently from the default one on this build;
+    /// [`Error::InvalidParameter`] naming `blocks` when the table, valid,
+    /// cannot be allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
     }
@@ -159,7 +161,16 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// As [`with_fpr`](BlockedCountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let (hashes, blocks) = sized(expected_items, fpr)?;
-        Self::with_blocks_and_hasher(blocks, hashes, hasher)
+        // As for the classic layout: the caller chose the item count, so a
+        // table that cannot be allocated is reported against it.
+        Self::with_blocks_and_hasher(blocks, hashes, hasher).map_err(|e| match e {
+            Error::InvalidParameter { name: "blocks", .. } => Error::invalid(
+                "expected_items",
+                expected_items,
+                format_args!("small enough that its {blocks} blocks at fpr {fpr} can be allocated"),
+            ),
+            other => other,
+        })
     }
 
     /// As [`with_blocks`](BlockedCountingBloomFilter::with_blocks), hashing

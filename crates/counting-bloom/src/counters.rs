@@ -46,7 +46,14 @@ pub(crate) fn zeroed_table(counters: u64) -> Result<Vec<u64>, Error> {
             "small enough to address on this platform",
         )
     })?;
-    zeroed_vec(words, "counters")
+    // Reported against the counters the caller asked for, not the words.
+    zeroed_vec::<u64>(words, "counters").map_err(|_| {
+        Error::invalid(
+            "counters",
+            counters,
+            format_args!("small enough to allocate ({words} words of 8 bytes could not be)"),
+        )
+    })
 }
 
 /// How many counters of one word are saturated (equal to 15).

@@ -156,7 +156,20 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// As [`with_fpr`](CountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let (counters, hashes) = bloom_shape(expected_items, fpr, MAX_HASHES)?;
-        Self::with_counters_and_hasher(counters, hashes, hasher)
+        // The caller chose the item count, not the counter count: a table
+        // that cannot be allocated is reported against `expected_items`.
+        Self::with_counters_and_hasher(counters, hashes, hasher).map_err(|e| match e {
+            Error::InvalidParameter {
+                name: "counters", ..
+            } => Error::invalid(
+                "expected_items",
+                expected_items,
+                format_args!(
+                    "small enough that its {counters} counters at fpr {fpr} can be allocated"
+                ),
+            ),
+            other => other,
+        })
     }
 
     /// As [`with_counters`](CountingBloomFilter::with_counters), hashing

@@ -76,11 +76,38 @@ fn with_counters_rejects_bad_parameters() {
         invalid_name(CountingBloomFilter::with_counters(100, MAX_HASHES + 1)),
         "hashes"
     );
-    // In range but far beyond this machine's memory (2^46 counters = 32 TiB):
-    // an error, not an abort.
+}
+
+#[test]
+fn unallocatable_sizes_name_what_the_caller_passed() {
+    // In range but far beyond this machine's memory: an error, not an
+    // abort, naming the caller's own parameter and value. Regression: the
+    // error named `counters` with the word count (2^42 for 2^46 counters),
+    // and `with_fpr` named `counters` too, which its caller never passed.
+    // Only where the kernel refuses such a request outright: elsewhere it
+    // could be granted and then written.
+    if !filter_core::testing::huge_allocations_are_refused() {
+        return;
+    }
+    let err = CountingBloomFilter::with_counters(MAX_COUNTERS, 3).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidParameter {
+                name: "counters",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().ends_with(&format!("got {MAX_COUNTERS}")),
+        "{err}"
+    );
+    // 5·10^12 items at 1 %: 4.8·10^13 counters, under the 2^46 limit.
     assert_eq!(
-        invalid_name(CountingBloomFilter::with_counters(MAX_COUNTERS, 3)),
-        "counters"
+        invalid_name(CountingBloomFilter::with_fpr(5_000_000_000_000, 0.01)),
+        "expected_items"
     );
 }
 

@@ -67,9 +67,23 @@ fn with_blocks_rejects_bad_parameters() {
         "hashes must be in 1..=16, got 0"
     );
     assert_eq!(invalid_name(Blocked::with_blocks(100, 17)), "hashes");
+}
+
+#[test]
+fn unallocatable_sizes_name_what_the_caller_passed() {
     // In range but far beyond this machine's memory (2^39 blocks = 32 TiB):
-    // an error, not an abort.
+    // an error, not an abort, naming the caller's own parameter. Only where
+    // the kernel refuses such a request outright: elsewhere it could be
+    // granted and then written.
+    if !filter_core::testing::huge_allocations_are_refused() {
+        return;
+    }
     assert_eq!(invalid_name(Blocked::with_blocks(MAX_BLOCKS, 3)), "blocks");
+    // Regression: `with_fpr` named `blocks`, which its caller never passed.
+    assert_eq!(
+        invalid_name(Blocked::with_fpr(500_000_000_000, 0.01)),
+        "expected_items"
+    );
 }
 
 #[test]

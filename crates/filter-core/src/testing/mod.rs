@@ -29,3 +29,14 @@ pub const BAD_RATES: [f64; 7] = [
     f64::INFINITY,
     f64::NEG_INFINITY,
 ];
+
+/// Whether this machine's kernel refuses an allocation far beyond its memory
+/// outright (Linux overcommit modes 0 and 2), so that a test may ask for a
+/// table of terabytes and expect an `Err`. Where it overcommits (mode 1, or
+/// a system this cannot tell), such a request could be granted and then
+/// zero-filled until the out-of-memory killer ends the test run, so tests
+/// skip those requests.
+pub fn huge_allocations_are_refused() -> bool {
+    std::fs::read_to_string("/proc/sys/vm/overcommit_memory")
+        .is_ok_and(|mode| matches!(mode.trim(), "0" | "2"))
+}
