@@ -82,6 +82,34 @@ fn dynamic_filters_meet_the_contract() -> Result<(), Error> {
     Ok(())
 }
 
+/// "Re-exported by every filter crate": each crate's own paths name
+/// filter-core's traits and error, so a user who depends on one crate can
+/// write generic code against it alone. Regression: `bloom` lacked `Remove`
+/// and `xor_filter` lacked `Insert` and `Remove`.
+#[test]
+fn every_filter_crate_re_exports_the_traits_and_error() -> Result<(), Error> {
+    macro_rules! through {
+        ($krate:ident) => {{
+            fn round_trip<F: $krate::Remove<u64>>(filter: &mut F) -> Result<bool, $krate::Error> {
+                filter.insert(&11)?;
+                Ok(<F as $krate::Filter<u64>>::contains(filter, &11) && filter.remove(&11))
+            }
+            fn insert_only<F: $krate::Insert<u64>>(filter: &mut F) -> Result<(), $krate::Error> {
+                filter.insert(&12)
+            }
+            let mut cuckoo = CuckooFilter::with_fpr(100, 0.01)?;
+            assert!(round_trip(&mut cuckoo)?);
+            insert_only(&mut cuckoo)?;
+            assert!(cuckoo.contains(&12u64));
+        }};
+    }
+    through!(bloom);
+    through!(counting_bloom);
+    through!(cuckoo);
+    through!(xor_filter);
+    Ok(())
+}
+
 /// The four Bloom types share one surface beyond the traits, so users can
 /// swap one for another: `Extend`, `insert_unique`, the fill estimates.
 #[test]

@@ -120,7 +120,7 @@ mod table;
 mod xor;
 
 pub use binary_fuse::{BinaryFuse, BinaryFuse8, BinaryFuse16};
-pub use filter_core::{DefaultHashBuilder, Error, Filter};
+pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
 pub use fingerprint::Fingerprint;
 pub use layout::MAX_KEYS;
 pub use xor::{Xor, Xor8, Xor16};
