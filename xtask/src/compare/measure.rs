@@ -320,8 +320,8 @@ pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
 }
 
 /// Folds the repetitions of one row: the accuracy of the first (checked
-/// identical across repetitions for deterministic filters; the worst false
-/// negative count otherwise), the timing of all repetitions pooled, and the
+/// identical across repetitions for deterministic filters; otherwise with
+/// the worst false-negative and failed-remove counts of any repetition), the timing of all repetitions pooled, and the
 /// timing of each repetition on its own.
 ///
 /// Pooled, a row reports the lower quartile of the lookup and remove
@@ -341,7 +341,10 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
             )
             .into());
         }
+        // The two counts the run fails on: the worst repetition's, so that
+        // a fault in any repetition fails it.
         accuracy.false_negatives = accuracy.false_negatives.max(s.accuracy.false_negatives);
+        accuracy.failed_removes = accuracy.failed_removes.max(s.accuracy.failed_removes);
     }
     let per_rep = samples
         .iter()
@@ -440,6 +443,23 @@ mod tests {
         assert_eq!(s.accuracy.failed_removes, Some(2_000));
         assert_eq!(s.accuracy.false_positives, 0);
         assert_eq!(s.accuracy.queries, crate::compare::workload::MIN_QUERIES);
+    }
+
+    #[test]
+    fn a_fault_in_any_repetition_of_a_nondeterministic_row_is_kept() {
+        // Regression: for rows whose accuracy may differ between
+        // repetitions, only the false negatives of later repetitions were
+        // kept, so failed removes there could not fail the run.
+        let workload = Workload::new(5, 10_000);
+        let mut clean = sample::<Forgetful>(&workload, Target::Fixed).unwrap();
+        let faulty = sample::<Forgetful>(&workload, Target::Fixed).unwrap();
+        clean.accuracy.false_negatives = 0;
+        clean.accuracy.failed_removes = Some(0);
+        let mut entry = entry::<Forgetful>();
+        entry.deterministic = false;
+        let (accuracy, _, _) = fold(&entry, &[clean, faulty]).unwrap();
+        assert_eq!(accuracy.false_negatives, 1_000);
+        assert_eq!(accuracy.failed_removes, Some(2_000));
     }
 
     #[test]
