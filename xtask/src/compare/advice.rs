@@ -51,12 +51,13 @@ pub(crate) fn section(rows: &[Row]) -> String {
         count(large)
     );
 
-    // Smallest at about 0.4 %: the rate of the 8-bit fingerprint filters.
+    // Smallest at about 0.4 % (the rate of the 8-bit fingerprint filters) or
+    // less.
     let near = |r: &&Row| r.measured_fpr() <= 0.0045;
     if let Some(best) = min_by(at(large).filter(near), Row::bits_per_key) {
         let _ = write!(
             s,
-            "- **Smallest at ≈0.4 % false positives:** {} with {:.2} bits/key at {} measured",
+            "- **Smallest at 0.45 % false positives or less:** {} with {:.2} bits/key at {} measured",
             describe(best),
             best.bits_per_key(),
             pct(best.measured_fpr())
@@ -77,9 +78,10 @@ pub(crate) fn section(rows: &[Row]) -> String {
         {
             let _ = write!(
                 s,
-                " (the smallest dynamic filter at that rate or better, {}, needs {:.2})",
+                " (the smallest dynamic filter measured at 0.45 % or less, {}, needs {:.2} at {})",
                 describe(bloom),
-                bloom.bits_per_key()
+                bloom.bits_per_key(),
+                pct(bloom.measured_fpr())
             );
         }
         s.push_str(".\n");
@@ -91,7 +93,7 @@ pub(crate) fn section(rows: &[Row]) -> String {
     if let Some(best) = min_by(ours_at(large).filter(rare), Row::bits_per_key) {
         let _ = writeln!(
             s,
-            "- **Rare false positives (≈0.0015 %, where each one is expensive):** {} with \
+            "- **Rare false positives (0.01 % or less, where each one is expensive):** {} with \
              {:.2} bits/key at {} measured ({} of {} non-members).",
             describe(best),
             best.bits_per_key(),
@@ -104,7 +106,7 @@ pub(crate) fn section(rows: &[Row]) -> String {
     // Fastest lookup, out of cache and in cache.
     let mut places = vec![(large, "largest size")];
     if small != large {
-        places.push((small, "cache-resident size"));
+        places.push((small, "smallest size"));
     }
     for (n, where_) in places {
         if let Some(best) = min_by(at(n), Row::lookup_ns) {

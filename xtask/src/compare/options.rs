@@ -25,7 +25,8 @@ options:
                    (case-insensitive), e.g. `bloom,xorf`
   --reps <count>   timing repetitions per row (default 7/5/3 by size)
   --out <dir>      output directory (default docs/ for the full run,
-                   target/compare/ for narrowed runs so they never replace the report)
+                   target/compare/ for runs given any other option, so they
+                   never replace the report)
   -h, --help       this text";
 
 /// What to measure and where to write it.
@@ -99,7 +100,9 @@ impl Options {
                 "--out" => out = Some(PathBuf::from(value()?)),
                 other => return Err(format!("unknown option `{other}`\n\n{HELP}").into()),
             }
-            narrowed |= !matches!(flag.as_str(), "--reps" | "--out");
+            // Fewer repetitions narrow the run too: a noisier report must
+            // not replace the committed one unless `--out` says so.
+            narrowed |= flag != "--out";
         }
         if quick {
             sizes.get_or_insert_with(|| vec![100_000]);
@@ -219,6 +222,17 @@ mod tests {
         );
         assert!(o.narrowed);
         assert!(o.out.ends_with("compare"));
+    }
+
+    #[test]
+    fn fewer_repetitions_never_replace_the_report_by_default() {
+        let o = parse(&["--reps", "1"]).unwrap().unwrap();
+        assert!(o.narrowed);
+        assert!(o.out.ends_with("compare"));
+        // `--out` alone only moves the full run.
+        let o = parse(&["--out", "/elsewhere"]).unwrap().unwrap();
+        assert!(!o.narrowed);
+        assert_eq!(o.out, PathBuf::from("/elsewhere"));
     }
 
     #[test]

@@ -121,14 +121,16 @@ fn markdown(
          numbers below are from the machine described here.\n",
         GENERATED[..1].to_uppercase() + &GENERATED[1..]
     );
-    let command = if options.narrowed {
-        format!(
-            "`cargo xtask compare {}`",
-            std::env::args().skip(2).collect::<Vec<_>>().join(" ")
-        )
-    } else {
-        "`cargo xtask compare`".into()
-    };
+    // The arguments as given, whatever they are (`--out` included), so the
+    // row says exactly what produced this report.
+    let command = format!(
+        "`{}`",
+        ["cargo xtask compare".to_string()]
+            .into_iter()
+            .chain(std::env::args().skip(2))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     let _ = writeln!(s, "| | |\n| --- | --- |");
     for (k, v) in [
         ("command", command.clone()),
