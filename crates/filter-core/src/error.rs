@@ -93,10 +93,21 @@ fn readable(value: String) -> String {
     }
 }
 
+/// `text` with every space-separated word rewritten by [`readable`], so
+/// that a rate quoted inside an explanation ("fits ... at fpr 1e-300") is
+/// as short as one given as the value.
+fn readable_words(text: &str) -> String {
+    text.split(' ')
+        .map(|word| readable(word.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 impl Error {
     /// Builds [`Error::InvalidParameter`].
     ///
-    /// `allowed` completes the sentence "`name` must be ...".
+    /// `allowed` completes the sentence "`name` must be ...". Numbers too
+    /// long to read, in either argument, are written in scientific notation.
     pub fn invalid(
         name: &'static str,
         value: impl fmt::Display,
@@ -105,7 +116,7 @@ impl Error {
         Error::InvalidParameter {
             name,
             value: readable(value.to_string()),
-            allowed: allowed.to_string(),
+            allowed: readable_words(&allowed.to_string()),
         }
     }
 
@@ -139,6 +150,17 @@ mod tests {
         // f64's Display would write 1e-300 as "0." and 299 zeros before the 1.
         let tiny = Error::invalid("fpr", 1e-300, "in (0, 1)").to_string();
         assert!(tiny.contains("got 1e-300"), "{tiny}");
+        // Also where a rate is quoted in the explanation.
+        let quoted = Error::invalid(
+            "expected_items",
+            5,
+            format_args!("small enough to fit at fpr {} in memory", 1e-300),
+        )
+        .to_string();
+        assert_eq!(
+            quoted,
+            "expected_items must be small enough to fit at fpr 1e-300 in memory, got 5"
+        );
         let subnormal = Error::invalid("fpr", 5e-324, "in (0, 1)").to_string();
         assert!(subnormal.contains("got 5e-324"), "{subnormal}");
         // Scientific notation reads back as the same f64.

@@ -16,9 +16,15 @@ pub fn fpr_upper_bound(target: f64, queries: usize, slack: f64, sigmas: f64) -> 
 }
 
 /// The fraction of `queries` that `filter` reports present.
+///
+/// # Panics
+///
+/// With no queries: a rate of nothing would pass every upper bound, so a
+/// test that built an empty query set by mistake fails instead.
 pub fn measured_fpr<T, F: Filter<T> + ?Sized>(filter: &F, queries: &[T]) -> f64 {
+    assert!(!queries.is_empty(), "measured_fpr needs at least one query");
     let hits = queries.iter().filter(|q| filter.contains(q)).count();
-    hits as f64 / queries.len().max(1) as f64
+    hits as f64 / queries.len() as f64
 }
 
 #[cfg(test)]
