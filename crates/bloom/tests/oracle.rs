@@ -25,7 +25,7 @@ fn blocked_codec() -> Option<Codec<BlockedBloomFilter>> {
 }
 
 /// Small filters (50 expected keys against up to 256 distinct ones) so that
-/// they overfill and every bit pattern, saturation included, is exercised.
+/// they overfill, up to tables with nearly every bit set.
 fn classic() -> BloomFilter {
     BloomFilter::with_fpr(50, 0.05).expect("valid parameters")
 }
