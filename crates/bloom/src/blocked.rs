@@ -24,7 +24,11 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 /// still meet the target: **10.53 bits per key at p = 1 % (1.098× the classic
 /// optimum), 16.89 at p = 0.1 % (1.175×), 26.34 at p = 0.01 % (1.374×)**:
 /// the smaller the rate, the more a block's bad luck costs. Every key sets exactly
-/// [`BLOCK_HASHES`] = 8 bits.
+/// [`BLOCK_HASHES`] = 8 bits, at every rate, so below about 10^−4 the cost
+/// grows quickly: 41 bits per key at 10^−5 (1.71×), 65 at 10^−6 (2.25×),
+/// 177 at 10^−8 (4.6×). For rates that small, use
+/// [`BloomFilter`](crate::BloomFilter), or a binary fuse filter when the
+/// keys are known up front.
 ///
 /// # Invariants
 ///

@@ -295,8 +295,11 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// As [`contains`](Self::contains), for a raw 64-bit hash.
     ///
     /// Where the CPU has AVX2 (detected at run time), the k counters are
-    /// fetched four at a time and tested without a branch, at every table
-    /// size (see the crate docs). Elsewhere, two loops chosen by table size
+    /// fetched four at a time and tested without a branch, for tables probed
+    /// by the linear sequence (all but the smallest) with at most 16 hashes
+    /// and fewer than 2^32 counters (a 2 GiB table): every filter `with_fpr`
+    /// sizes for p ≥ 10^−4 and fewer than about 220 million items. Other
+    /// shapes, and CPUs without AVX2, use two loops chosen by table size
     /// ([`BRANCH_FREE_MAX_BYTES`], 16 MiB): a table that fits in the
     /// last-level cache of most current CPUs is probed without a
     /// data-dependent branch, so all k loads overlap and a miss costs no
