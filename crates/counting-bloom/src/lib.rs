@@ -10,7 +10,7 @@
 //!
 //! [`CountingBloomFilter::with_fpr(n, p)`](CountingBloomFilter::with_fpr) is
 //! sized exactly like the classic filter (same m, same k) with 4-bit counters,
-//! so it costs **4× the memory** of a classic Bloom filter: about 38.3 bits
+//! so it costs **4× the memory** of a classic Bloom filter: about 38.4 bits
 //! per key at p = 1 %, 57.5 at p = 0.1 %.
 //! [`BlockedCountingBloomFilter`] keeps each item's counters in two cache
 //! lines for faster lookups on large sets, at 39.4 and 61.8 bits per key. If
@@ -86,7 +86,7 @@
 //!   a lookup touches up to k cache lines. [`BlockedCountingBloomFilter`]
 //!   puts them in **two** 64-byte blocks (⌈k/2⌉ and ⌊k/2⌋ counters, one per
 //!   64-bit word), so a lookup touches two cache lines, read together; the
-//!   uneven load of the blocks costs counters: 2.8 % more memory than
+//!   uneven load of the blocks costs counters: 2.7 % more memory than
 //!   [`CountingBloomFilter`] at p = 1 %, 7.4 % at 0.1 %. Why two blocks and not
 //!   one: with all k counters in one 128-counter block the load variance is
 //!   so large that p = 1 % needs 4.47× the classic memory, past the 4.3×
@@ -104,7 +104,7 @@
 //!   classic filter's (misses and hits): two DRAM misses cost more than a
 //!   few cache hits. It uses AVX2 where the CPU has it (detected at
 //!   run time). Pick [`CountingBloomFilter`] when memory matters most: it is
-//!   2.8 % smaller at p = 1 % and 7.4 % at 0.1 %, and it stays within 4.3×
+//!   2.7 % smaller at p = 1 % and 7.4 % at 0.1 %, and it stays within 4.3×
 //!   of a classic filter at every p, where the blocked one does only for
 //!   p ≥ 0.1 %. Both stay near p at every size: the classic layout's
 //!   small tables probe a cubic sequence (format 1.1) and measure what

@@ -154,8 +154,19 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
     Ok((k as u32).max(1))
 }
 
-/// The textbook shape for `expected_items` items at `fpr`: ([`bloom_bits`],
-/// [`bloom_hashes`]), for a filter that takes at most `max_hashes` hashes.
+/// The shape of a classic Bloom filter for `expected_items` items at `fpr`,
+/// for a filter that takes at most `max_hashes` hashes: the textbook hash
+/// count k ([`bloom_hashes`] of [`bloom_bits`]), and the fewest bits at
+/// which k hashes meet `fpr`, m = ⌈−k·n / ln(1 − p^(1/k))⌉.
+///
+/// Why not the textbook m: it is the optimum for a continuous k, and
+/// rounding k to a whole number raises the rate at that m: to 1.0039 % at
+/// a 1 % target (k = 7 for an optimum of 6.64), 0.1007 at 0.1, and far
+/// more where the optimal k is small (0.948 for p = 0.85, whose optimum of
+/// 0.23 hashes becomes 1). Growing m until k hashes meet the target costs
+/// 0.08 % more bits at 1 %, 0.33 % at 0.1, almost nothing at 0.1 % (whose
+/// optimum, 9.97, is nearly whole), and keeps the promise that
+/// `with_fpr(n, p)` stays at p.
 ///
 /// A rate too small for the hash limit is refused naming `fpr` *before*
 /// sizing: the optimal k = round(m/n · ln 2) with m ≥ −n ln p / (ln 2)² is
@@ -168,7 +179,7 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
 ///
 /// ```
 /// use filter_core::sizing::bloom_shape;
-/// assert_eq!(bloom_shape(1_000_000, 0.01, 64)?, (9_585_059, 7));
+/// assert_eq!(bloom_shape(1_000_000, 0.01, 64)?, (9_592_955, 7));
 /// let err = bloom_shape(1 << 40, 1e-30, 64).unwrap_err();
 /// assert!(err.to_string().starts_with("fpr must be"), "{err}");
 /// # Ok::<(), filter_core::Error>(())
@@ -185,12 +196,19 @@ pub fn bloom_shape(expected_items: usize, fpr: f64, max_hashes: u32) -> Result<(
     if fewest > f64::from(max_hashes) + 0.5 + 1e-9 {
         return Err(too_many_hashes(fpr, fewest.round() as u32, max_hashes));
     }
-    let bits = bloom_bits(expected_items, fpr)?;
-    let hashes = bloom_hashes(bits, expected_items)?;
+    let textbook = bloom_bits(expected_items, fpr)?;
+    let hashes = bloom_hashes(textbook, expected_items)?;
     if hashes > max_hashes {
         return Err(too_many_hashes(fpr, hashes, max_hashes));
     }
-    Ok((bits, hashes))
+    // 1 − p^(1/k) as −expm1(ln p / k): exact also where p^(1/k) is close
+    // to 1 (large k, or p close to 1).
+    let k = f64::from(hashes);
+    let unset = -(fpr.ln() / k).exp_m1();
+    let meeting = bits_from_f64(-k * expected_items as f64 / unset.ln(), expected_items, fpr)?;
+    // Where the textbook k is the exact optimum the two agree up to
+    // rounding; never go below the textbook size.
+    Ok((meeting.max(textbook), hashes))
 }
 
 /// The error for a rate whose optimal hash count `hashes` exceeds `limit`.
