@@ -122,8 +122,8 @@ impl CuckooFilter<DefaultHashBuilder> {
     /// A filter that accepts `expected_items` distinct inserts without
     /// [`Error::Full`] and then has a false-positive rate of at most `fpr`.
     ///
-    /// The fingerprint width is `⌈log2(8 / fpr)⌉` bits, raised to 4 for
-    /// `fpr > 0.5` (a lower rate, never a higher one); the table has
+    /// The fingerprint width is `⌈log2(8 / fpr)⌉` bits (4, the narrowest
+    /// width, for every `fpr` from 0.5 up); the table has
     /// about `expected_items / (4 · 0.95)` buckets (see [`TARGET_LOAD`]).
     /// Narrow widths are raised further at large `expected_items`, a bit at
     /// each threshold (4 bits beyond about 480,000 items, 5 beyond about 53

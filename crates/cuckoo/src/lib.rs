@@ -68,7 +68,8 @@
 //! - **Near capacity: both buckets at once, the emptier one, and short chains
 //!   first.** Past half load an insert reads both of its buckets before looking
 //!   at either (so the second bucket's cache miss overlaps the first's) and
-//!   puts the fingerprint in the emptier one, which leaves fewer items with
+//!   puts the fingerprint in the emptier one (judged by its lowest empty
+//!   slot, exact until removes leave holes), which leaves fewer items with
 //!   both buckets full later (31 % of the inserts from 85 to 90 % load instead
 //!   of 38 %). When both are full, a shallow breadth-first search looks for a
 //!   chain of one or two moves to a free slot: the other buckets of the 8

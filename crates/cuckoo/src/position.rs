@@ -17,8 +17,8 @@
 //! single multiply leaves. With `x = h · K` alone, the bucket and the
 //! fingerprint of ids `i << 24` are two linear functions of `i`, and inserts
 //! hit `Full` at 92 % load; without the first xor-shift, byte-swapped ids
-//! give a rate of 7 % at a 1 % target (`tests/structured.rs`, which
-//! measures every shape within 6 % of the random-key model as it is).
+//! give a rate of 7 % at a 1 % target (`tests/structured.rs`, which holds
+//! every shape to 1.05× the random-key model's rate plus 4σ as it is).
 //!
 //! Why the fingerprint comes from `y` and not from `x`: the fingerprint is
 //! on the path to the second bucket (whose offset is a function of the

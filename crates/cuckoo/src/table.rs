@@ -582,8 +582,9 @@ impl Table {
     }
 
     /// Puts `fingerprint` in an empty slot of whichever of `first` and
-    /// `second` has more of them (`first` on a tie); `false` if both are
-    /// full.
+    /// `second` looks emptier, the one whose lowest empty slot comes first
+    /// (`first` on a tie; see [`find_in_either`](Self::find_in_either));
+    /// `false` if both are full.
     ///
     /// For a table near capacity, where the first bucket is often full:
     /// both windows are loaded before either is examined, so the second
@@ -612,8 +613,11 @@ impl Table {
 
     /// The first byte, window and lane start of a lane equal to `lane` in
     /// bucket `first`, or else in `second`; with `EMPTIER` (for `lane` 0, an
-    /// empty slot), in whichever of the two has more empty slots, `first`
-    /// on a tie.
+    /// empty slot), in whichever of the two looks emptier: the one whose
+    /// lowest empty slot comes first, `first` on a tie. Inserts fill the
+    /// lowest slot, so that is the emptier bucket until removes leave holes
+    /// (a bucket `[a, 0, b, c]` then ranks before `[d, e, 0, 0]`): a cheap
+    /// stand-in for counting empty slots, which only steers placement.
     ///
     /// Both windows are loaded before either is examined, and the bucket is
     /// chosen with a mask, not a branch: whether it is the first or the
