@@ -166,8 +166,40 @@ fn rows_of(options: &Options, entries: &[Entry]) -> Vec<(Entry, Target)> {
     rows
 }
 
+/// Builds every sized row once from a few keys before anything is timed,
+/// so that a rate some filter refuses (`--fpr 1e-9`: the cuckoo filter's
+/// fingerprints stop at 16 bits) fails the run at once, naming every such
+/// row, instead of minutes in, when that row's turn comes.
+fn check_targets(plan: &[(Entry, Target)]) -> Result<()> {
+    let members: Vec<u64> = (0..100).collect();
+    let refused: Vec<String> = plan
+        .iter()
+        .filter_map(|(entry, target)| {
+            let Target::Rate(p) = *target else {
+                return None;
+            };
+            let built = std::panic::catch_unwind(|| (entry.one_set)(&members, &[], *target))
+                .unwrap_or_else(|panic| {
+                    Err(format!("panicked: {}", small_sets::panic_message(&*panic)).into())
+                });
+            built
+                .err()
+                .map(|e| format!("{} ({}) at --fpr {p}: {e}", entry.name, entry.krate))
+        })
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "some filters cannot be built at the rates asked for; narrow --fpr or --filters:\n  {}",
+        refused.join("\n  ")
+    )
+    .into())
+}
+
 fn measure_all(options: &Options, entries: &[Entry]) -> Result<Vec<Row>> {
     let plan = rows_of(options, entries);
+    check_targets(&plan)?;
     // Work is roughly proportional to keys touched; weight each row by n so
     // the ETA does not trust the fast small sizes.
     let total: u64 = options
@@ -244,5 +276,28 @@ pub(crate) fn duration(d: Duration) -> String {
         format!("{} min {:02} s", (s / 60.0) as u64, (s % 60.0) as u64)
     } else {
         format!("{s:.1} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_a_filter_refuses_fail_the_run_before_anything_is_timed() {
+        let sized: Vec<Entry> = ours::entries().into_iter().filter(|e| e.sized).collect();
+        let at = |p: f64| -> Vec<(Entry, Target)> {
+            sized.iter().map(|e| (*e, Target::Rate(p))).collect()
+        };
+        check_targets(&at(0.01)).unwrap();
+        // Past the cuckoo filter's 16-bit fingerprints and the blocked
+        // counting filter's 16 hashes; the classic filters take it.
+        let err = check_targets(&at(1e-9)).unwrap_err().to_string();
+        assert!(err.contains("  CuckooFilter (cuckoo) at --fpr"), "{err}");
+        assert!(
+            err.contains("  BlockedCountingBloomFilter (counting-bloom)"),
+            "{err}"
+        );
+        assert!(!err.contains(" BloomFilter (bloom)"), "{err}");
     }
 }

@@ -295,7 +295,7 @@ fn measure_cell(
     Outcome::Measured(estimate(&counts, plan.queries, reference))
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(ToString::to_string)
