@@ -132,8 +132,8 @@
 //!   exactly as one-by-one removals leave them, and the rule of `remove`
 //!   holds for each item. At 10M keys and p = 1 %, in a later full run on
 //!   the same machine:
-//!   33.0 ns per key against 128.2 ns one by one for
-//!   [`CountingBloomFilter`], 13.9 against 66.0 ns for
+//!   33.2 ns per key against 128.3 ns one by one for
+//!   [`CountingBloomFilter`], 14.9 against 64.9 ns for
 //!   [`BlockedCountingBloomFilter`]. Tables under 8 MiB are emptied one by
 //!   one.
 //! - **Sized by an exact model.** The blocked filter's rate follows exactly
