@@ -110,6 +110,56 @@ fn every_filter_crate_re_exports_the_traits_and_error() -> Result<(), Error> {
     Ok(())
 }
 
+/// Batch methods and `Extend` take owned items as well as borrowed ones (a
+/// range, a `Vec<String>`), hashing each as the one-item methods hash a
+/// reference to it. Regression: they took only references, so
+/// `filter.extend(0..n)` and `insert_batch(vec_of_strings)` did not compile.
+#[test]
+fn batches_and_extend_take_owned_items() -> Result<(), Error> {
+    let words: Vec<String> = ["alpha", "beta"].map(String::from).to_vec();
+    macro_rules! check {
+        ($filter:expr $(, $q:tt)?) => {{
+            let mut filter = $filter;
+            filter.insert_batch(0..100u64)$($q)?;
+            filter.insert_batch(words.clone())$($q)?;
+            filter.insert_batch(&words)$($q)?;
+            assert!((0..100u64).all(|i| filter.contains(&i)));
+            assert!(filter.contains("alpha") && filter.contains("beta"));
+            assert!(filter.contains_batch(0..100u64).all(|found| found));
+            assert!(filter.contains_batch(words.clone()).all(|found| found));
+            filter
+        }};
+    }
+    let mut classic = check!(BloomFilter::with_fpr(1000, 0.01)?);
+    let mut blocked = check!(BlockedBloomFilter::with_fpr(1000, 0.01)?);
+    let mut counting = check!(CountingBloomFilter::with_fpr(1000, 0.01)?);
+    let mut blocked_counting = check!(BlockedCountingBloomFilter::with_fpr(1000, 0.01)?);
+    let mut cuckoo = check!(CuckooFilter::with_fpr(1000, 0.01)?, ?);
+    classic.extend(100..200u64);
+    blocked.extend(100..200u64);
+    counting.extend(100..200u64);
+    blocked_counting.extend(words.clone());
+    assert!(classic.contains(&150u64) && blocked.contains(&150u64) && counting.contains(&150u64));
+    // One copy of each item removed, in bulk and owned.
+    assert_eq!(counting.remove_batch(0..100u64), 100);
+    assert_eq!(blocked_counting.remove_batch(words.clone()), 2);
+    assert_eq!(cuckoo.remove_batch(0..100u64), 100);
+    assert!(cuckoo.contains("alpha"));
+
+    let keys: Vec<u64> = (0..100).collect();
+    assert!(
+        Xor8::from_keys(&keys)?
+            .contains_batch(0..100u64)
+            .all(|found| found)
+    );
+    assert!(
+        BinaryFuse16::from_keys(&keys)?
+            .contains_batch(keys.clone())
+            .all(|found| found)
+    );
+    Ok(())
+}
+
 /// The four Bloom types share one surface beyond the traits, so users can
 /// swap one for another: `Extend`, `insert_unique`, the fill estimates.
 #[test]

@@ -53,9 +53,9 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// assert!(known[0]);
     /// # Ok::<(), bloom::Error>(())
     /// ```
-    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+    pub fn contains_batch<'a>(
         &'a self,
-        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(
             self,
@@ -88,10 +88,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// assert!(blocklist.iter().all(|host| blocked.contains(host)));
     /// # Ok::<(), bloom::Error>(())
     /// ```
-    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) {
+    pub fn insert_batch(&mut self, items: impl IntoIterator<Item: Hash>) {
         insert_all_ahead(
             self,
             items,
@@ -139,9 +136,9 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// assert!(present >= 1);
     /// # Ok::<(), bloom::Error>(())
     /// ```
-    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+    pub fn contains_batch<'a>(
         &'a self,
-        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(
             self,
@@ -174,10 +171,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// assert!(ids.iter().all(|id| keys.contains(id)));
     /// # Ok::<(), bloom::Error>(())
     /// ```
-    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) {
+    pub fn insert_batch(&mut self, items: impl IntoIterator<Item: Hash>) {
         insert_all_ahead(
             self,
             items,

@@ -71,20 +71,22 @@ impl<S: BuildHasher> Eq for BlockedBloomFilter<S> {}
 
 /// Inserts every item in order, as [`insert`](BloomFilter::insert)
 /// does, through [`insert_batch`](BloomFilter::insert_batch): inserts never
-/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
-/// `filter.extend(["a", "b"])` string slices.
-impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BloomFilter<S> {
-    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+/// fail, so neither does this. Items may be owned or borrowed, hashed
+/// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
+/// a range, `filter.extend(["a", "b"])` string slices.
+impl<T: Hash, S: BuildHasher> Extend<T> for BloomFilter<S> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }
 }
 
 /// Inserts every item in order, as [`insert`](BlockedBloomFilter::insert)
 /// does, through [`insert_batch`](BlockedBloomFilter::insert_batch): inserts never
-/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
-/// `filter.extend(["a", "b"])` string slices.
-impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedBloomFilter<S> {
-    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+/// fail, so neither does this. Items may be owned or borrowed, hashed
+/// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
+/// a range, `filter.extend(["a", "b"])` string slices.
+impl<T: Hash, S: BuildHasher> Extend<T> for BlockedBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }
 }

@@ -64,9 +64,9 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// assert_eq!(blocked[0], true);
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+    pub fn contains_batch<'a>(
         &'a self,
-        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(
             self,
@@ -99,10 +99,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// assert!(blocked.contains("spam.example") && blocked.contains("junk.example"));
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) {
+    pub fn insert_batch(&mut self, items: impl IntoIterator<Item: Hash>) {
         insert_all_ahead(
             self,
             items,
@@ -135,10 +132,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// assert!(blocked.contains("spam.example"));
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) -> usize {
+    pub fn remove_batch(&mut self, items: impl IntoIterator<Item: Hash>) -> usize {
         remove_ahead(
             self,
             items,
@@ -191,9 +185,9 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// assert!(present >= 1);
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+    pub fn contains_batch<'a>(
         &'a self,
-        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(
             self,
@@ -225,10 +219,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// assert!(ids.iter().all(|id| live.contains(id)));
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) {
+    pub fn insert_batch(&mut self, items: impl IntoIterator<Item: Hash>) {
         insert_all_ahead(
             self,
             items,
@@ -261,10 +252,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// assert!(ids[5_000..].iter().all(|id| live.contains(id)));
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
-    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) -> usize {
+    pub fn remove_batch(&mut self, items: impl IntoIterator<Item: Hash>) -> usize {
         remove_ahead(
             self,
             items,

@@ -73,20 +73,22 @@ impl<S: BuildHasher> Eq for BlockedCountingBloomFilter<S> {}
 
 /// Inserts every item in order, as [`insert`](CountingBloomFilter::insert)
 /// does, through [`insert_batch`](CountingBloomFilter::insert_batch): inserts never
-/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
-/// `filter.extend(["a", "b"])` string slices.
-impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for CountingBloomFilter<S> {
-    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+/// fail, so neither does this. Items may be owned or borrowed, hashed
+/// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
+/// a range, `filter.extend(["a", "b"])` string slices.
+impl<T: Hash, S: BuildHasher> Extend<T> for CountingBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }
 }
 
 /// Inserts every item in order, as [`insert`](BlockedCountingBloomFilter::insert)
 /// does, through [`insert_batch`](BlockedCountingBloomFilter::insert_batch): inserts never
-/// fail, so neither does this. `filter.extend(&ids)` takes a `&Vec<u64>`,
-/// `filter.extend(["a", "b"])` string slices.
-impl<'a, T: Hash + ?Sized + 'a, S: BuildHasher> Extend<&'a T> for BlockedCountingBloomFilter<S> {
-    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, items: I) {
+/// fail, so neither does this. Items may be owned or borrowed, hashed
+/// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
+/// a range, `filter.extend(["a", "b"])` string slices.
+impl<T: Hash, S: BuildHasher> Extend<T> for BlockedCountingBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }
 }

@@ -90,9 +90,9 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// assert_eq!(live[0], true);
     /// # Ok::<(), cuckoo::Error>(())
     /// ```
-    pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+    pub fn contains_batch<'a>(
         &'a self,
-        items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
     ) -> impl Iterator<Item = bool> + 'a {
         Batch::new(
             self,
@@ -140,10 +140,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// assert!(sessions.contains("session-9a0e"));
     /// # Ok::<(), cuckoo::Error>(())
     /// ```
-    pub fn insert_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) -> Result<(), Error> {
+    pub fn insert_batch(&mut self, items: impl IntoIterator<Item: Hash>) -> Result<(), Error> {
         insert_ahead(
             self,
             items,
@@ -187,10 +184,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// assert!(sessions.contains("session-9a0e"));
     /// # Ok::<(), cuckoo::Error>(())
     /// ```
-    pub fn remove_batch<'a, T: Hash + ?Sized + 'a>(
-        &mut self,
-        items: impl IntoIterator<Item = &'a T>,
-    ) -> usize {
+    pub fn remove_batch(&mut self, items: impl IntoIterator<Item: Hash>) -> usize {
         remove_ahead(
             self,
             items,

@@ -53,9 +53,9 @@ macro_rules! batch_api {
             /// assert!(maybe[0] && maybe[2]);
             /// # Ok::<(), xor_filter::Error>(())
             /// ```
-            pub fn contains_batch<'a, T: Hash + ?Sized + 'a>(
+            pub fn contains_batch<'a>(
                 &'a self,
-                items: impl IntoIterator<Item = &'a T, IntoIter: 'a>,
+                items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
             ) -> impl Iterator<Item = bool> + 'a {
                 Batch::new(
                     self,
