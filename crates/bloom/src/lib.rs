@@ -68,23 +68,28 @@
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
-//!   many misses at once. It pays from about 8 MiB: at 10M keys and
-//!   p = 1 % (12 MB classic, 13 MB blocked, tables that compete for a
-//!   shared last-level cache), per query, 12.6 ns against 25.6 ns one by
-//!   one for [`BloomFilter`], 2.9 against 5.0 ns for [`BlockedBloomFilter`],
-//!   in one full `cargo xtask compare` on a shared 2-core AMD EPYC (32 MiB L3). Batched times also
-//!   move far less from run to run than lone lookups, which wait on
-//!   whatever other tenants left in that cache (19–40 ns for the classic
-//!   filter in other runs). Smaller tables are looked up one by one.
+//!   many misses at once. It is used from 8 MiB and pays once the table is
+//!   out of cache. In one full `cargo xtask compare` on a shared 2-core AMD
+//!   EPYC (32 MiB L3), at 10M keys and p = 0.1 % (18 MB classic, 21 MB
+//!   blocked), per query: 23.8 ns against 43.8 ns one by one for
+//!   [`BloomFilter`], 4.2 against 5.3 ns for [`BlockedBloomFilter`]. At
+//!   p = 1 % (12 MB and 13 MB, tables that compete for the shared
+//!   last-level cache and stayed in it in that run) it gained less: 10.8
+//!   against 11.0 ns, 2.6 against 3.2 ns. Batched times also move far less
+//!   from run to run than lone lookups, which wait on whatever other
+//!   tenants left in that cache (19–40 ns for the classic filter at 1 % in
+//!   other runs). Smaller tables are looked up one by one.
 //! - **Batched inserts.** `insert_batch` (and `extend`, which calls it)
 //!   inserts many keys in order with the same lookahead, for loading a
 //!   filter in bulk (an SSTable's keys as it is written, a blocklist at
 //!   start-up). The filter ends bit for bit as one-by-one inserts leave it.
-//!   At 10M keys and p = 1 %, in one full `cargo xtask compare` on the same
-//!   shared EPYC: 14.0 ns per key against 32.3 ns one by one for
-//!   [`BloomFilter`] (14–46 ns in other runs, batched 14 ns in each), 3.3
-//!   against 9.1 ns for [`BlockedBloomFilter`]. Tables under 8 MiB are
-//!   filled one by one.
+//!   It pays out of cache: at 10M keys and p = 0.1 %, in the same run,
+//!   24.0 ns per key against 38.3 ns one by one for [`BloomFilter`], 4.5
+//!   against 10.5 ns for [`BlockedBloomFilter`]. At p = 1 %, with the
+//!   tables in cache, 10.6 against 11.1 ns for [`BloomFilter`] (14–46 ns
+//!   one by one in other runs, batched 14 ns in each), and 3.0 against
+//!   2.7 ns for [`BlockedBloomFilter`], slower batched. Tables under 8 MiB
+//!   are filled one by one.
 //! - **The blocked filter is Parquet's split block.** One 256-bit block
 //!   per key, 32-byte aligned so it never straddles a cache line, one bit in
 //!   each of its eight 32-bit lanes: one memory access and no collisions

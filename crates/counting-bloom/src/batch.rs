@@ -50,7 +50,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// (see [`filter_core::batch`]). Use it when the items are known up
     /// front and the table is larger than the cache: at 10M items and
     /// p = 1 % (a 48 MB table) a full `cargo xtask compare` measured
-    /// 18.5 ns per item against 64.3 ns for [`contains`](Self::contains)
+    /// 18.6 ns per item against 62.9 ns for [`contains`](Self::contains)
     /// one by one (shared 2-core AMD EPYC). Tables under
     /// 8 MiB are looked up one by one, as by `contains`.
     ///
@@ -171,8 +171,8 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// blocks of the items 32 ahead already requested from memory (see
     /// [`filter_core::batch`]). Use it when the items are known up front and
     /// the table is larger than the cache: at 10M items and p = 1 % (a
-    /// 49 MB table) a full `cargo xtask compare` measured 11.9 ns per item
-    /// against 43.2 ns for [`contains`](Self::contains) one by one (shared
+    /// 49 MB table) a full `cargo xtask compare` measured 12.6 ns per item
+    /// against 41.4 ns for [`contains`](Self::contains) one by one (shared
     /// 2-core AMD EPYC). Tables under 8 MiB are looked
     /// up one by one, as by `contains`.
     ///

@@ -95,43 +95,43 @@
 //! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
 //!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
 //!   p = 1 %, in one full `cargo xtask compare`: at 1M keys its lookups
-//!   took 6.4 ns against 9.7–9.8 ns for [`CountingBloomFilter`] (and about
-//!   8.5 ns for the classic `BloomFilter`), its inserts and removes about a
-//!   third of [`CountingBloomFilter`]'s; at 10M keys (48–49 MB tables, in
-//!   DRAM) 43 ns against 66 ns. Where a classic
-//!   filter's table still fits the last-level cache and this one does not
-//!   (10M keys at 1 %: 12 MB against 50 MB), its lookups cost 2–4× the
-//!   classic filter's (misses and hits): two DRAM misses cost more than a
-//!   few cache hits. It uses AVX2 where the CPU has it (detected at
-//!   run time). Pick [`CountingBloomFilter`] when memory matters most: it is
-//!   2.7 % smaller at p = 1 % and 7.4 % at 0.1 %, and it stays within 4.3×
-//!   of a classic filter at every p, where the blocked one does only for
-//!   p ≥ 0.1 %. Both stay near p at every size: the classic layout's
-//!   small tables probe a cubic sequence (format 1.1) and measure what
-//!   independent probes give, 1.09× p at 10 items and 1 % (a small table's
-//!   fill varies with its few items), 1.01× at 100 items and 0.1 %.
+//!   took 6.2–6.3 ns against 9.5–9.6 ns for [`CountingBloomFilter`] (and
+//!   about 8.5 ns for the classic `BloomFilter`), its inserts about half
+//!   of [`CountingBloomFilter`]'s time and its removes about a third; at
+//!   10M keys (48–49 MB tables, in DRAM) 41–42 ns against 63 ns. Where a
+//!   classic filter's table still fits the last-level cache and this one
+//!   does not (10M keys at 1 %: 12 MB against 49 MB), its lookups cost
+//!   about 4× the classic filter's (3.9–4.0×, misses and hits): two DRAM
+//!   misses cost more than a few cache hits. It uses AVX2 where the CPU
+//!   has it (detected at run time). Pick [`CountingBloomFilter`] when
+//!   memory matters most: it is 2.7 % smaller at p = 1 % and 7.4 % at
+//!   0.1 %, and it stays within 4.3× of a classic filter at every p, where
+//!   the blocked one does only for p ≥ 0.1 %. Both stay near p at every
+//!   size: the classic layout's small tables probe a cubic sequence
+//!   (format 1.1) and measure what independent probes give, 1.09× p at 10
+//!   items and 1 % (a small table's fill varies with its few items), 1.01×
+//!   at 100 items and 0.1 %.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's cache lines 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table in DRAM serves many misses
 //!   at once. At 10M keys and p = 1 % (48–49 MB tables), per query:
-//!   18.5 ns against 64.3 ns one by one for [`CountingBloomFilter`],
-//!   11.9 against 43.2 ns for [`BlockedCountingBloomFilter`], in one full
+//!   18.6 ns against 62.9 ns one by one for [`CountingBloomFilter`],
+//!   12.6 against 41.4 ns for [`BlockedCountingBloomFilter`], in one full
 //!   `cargo xtask compare` on a shared 2-core AMD EPYC. Tables under
 //!   8 MiB are looked up one by one.
 //! - **Batched inserts.** `insert_batch` (and `extend`, which calls it)
 //!   inserts many items in order with the same lookahead, for loading a
 //!   filter in bulk. The counters end exactly as one-by-one inserts leave
 //!   them, saturation included. At 10M keys and p = 1 %, in one full
-//!   `cargo xtask compare` on the same shared EPYC: 31.7 ns per key against
-//!   119.0 ns one by one for [`CountingBloomFilter`], 16.6 against 60.2 ns
+//!   `cargo xtask compare` on the same shared EPYC: 28.9 ns per key against
+//!   107.4 ns one by one for [`CountingBloomFilter`], 16.9 against 55.7 ns
 //!   for [`BlockedCountingBloomFilter`]. Tables under 8 MiB are filled one
 //!   by one.
 //! - **Batched removals.** `remove_batch` removes many items in order with
 //!   the same lookahead (expiring a day's entries, a blocklist's removals
 //!   applied in bulk) and returns how many it removed; the counters end
 //!   exactly as one-by-one removals leave them, and the rule of `remove`
-//!   holds for each item. At 10M keys and p = 1 %, in a later full run on
-//!   the same machine:
+//!   holds for each item. At 10M keys and p = 1 %, in the same full run:
 //!   33.2 ns per key against 128.3 ns one by one for
 //!   [`CountingBloomFilter`], 14.9 against 64.9 ns for
 //!   [`BlockedCountingBloomFilter`]. Tables under 8 MiB are emptied one by

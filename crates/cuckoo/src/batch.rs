@@ -71,11 +71,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// buckets of the items 32 ahead already requested from memory
     /// (see [`filter_core::batch`]). Use it when the items are known up
     /// front and the table is larger than the last-level cache: at 10M
-    /// items and p = 1 % (a 13 MB table) a full `cargo xtask compare`
-    /// measured 5.7 ns per item against 7.3–10.4 ns for
-    /// [`contains`](Self::contains) one by one, which took 24–28 ns in runs
-    /// where other tenants held the cache (shared 2-core AMD EPYC, 32 MB
-    /// L3, half members, shuffled). Tables
+    /// items and p = 0.1 % (a 17 MB table) a full `cargo xtask compare`
+    /// measured 7.4 ns per item against 24–27 ns for
+    /// [`contains`](Self::contains) one by one (shared 2-core AMD EPYC,
+    /// 32 MB L3, half members, shuffled); at p = 1 % (13 MB), a table that
+    /// stayed in the cache in that run, 5.1 against 5.6–6.6 ns, and 24–28 ns
+    /// one by one in runs where other tenants held the cache. Tables
     /// under 8 MiB are looked up one by one, as by `contains`: in cache,
     /// prefetching cost more than it saved (1M items, 1.3 MB: 6.5 against
     /// 4.9 ns).
@@ -113,9 +114,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// requested from memory 32 items before it is inserted (see
     /// [`filter_core::batch`]), so the table ends byte for byte as
     /// one-by-one inserts leave it. Use it to load a table larger than the
-    /// last-level cache in bulk: filling a 10M-item, p = 1 % table (13 MB)
-    /// took 24.0 ns per item against 59.1 ns one by one in one full
-    /// `cargo xtask compare` (shared 2-core AMD EPYC). Tables under 8 MiB
+    /// last-level cache in bulk: filling a 10M-item, p = 0.1 % table
+    /// (17 MB) took 26.9 ns per item against 47.1 ns one by one in one full
+    /// `cargo xtask compare` (shared 2-core AMD EPYC); at p = 1 % (13 MB,
+    /// which stayed in the cache in that run) 17.3 against 21.0 ns. Tables under 8 MiB
     /// are filled one by one, as by `insert`.
     ///
     /// The usual cuckoo caveats hold: a duplicate is stored again (and

@@ -387,6 +387,13 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// was added, `Ok(false)` if the filter already reported it present (an
     /// absent item that is a false positive is therefore not added either).
     ///
+    /// After `Ok(false)` nothing of `item` was stored, so do not
+    /// [`remove`](Self::remove) it on that insert's account: the remove would
+    /// take the fingerprint that made it look present, which may be another
+    /// item's, and that item would then test absent. Where removes follow,
+    /// use [`insert`](Self::insert), which stores a copy every time (as the
+    /// counting Bloom filters' `insert_unique` also does).
+    ///
     /// # Errors
     ///
     /// As [`insert`](Self::insert).

@@ -31,7 +31,7 @@
 //! |----------|----|----------|-------------------------|
 //! | 3 %      | 9  | 9.49     | 1.44 %                  |
 //! | 1 %      | 10 | 10.54    | 0.75 %                  |
-//! | 0.2 %    | 12 | 12.65    | 0.18 %                  |
+//! | 0.2 %    | 12 | 12.66    | 0.18 %                  |
 //! | 0.02 %   | 16 | 16.86    | 0.011 %                 |
 //!
 //! # Examples
@@ -119,7 +119,7 @@
 //!   memory leaves the integer scheduler free (the same test in general
 //!   registers is about 15 % slower). A lookup is 52 instructions at
 //!   `f = 10` (63 at odd widths); absent-key lookups at 1,000,000 keys take
-//!   about 0.98× the `cuckoofilter` crate's time, though its table is
+//!   about 0.93× the `cuckoofilter` crate's time, though its table is
 //!   smaller (8-bit fingerprints) and its lookup does not mix. An insert
 //!   into a bucket with room is one load and one store of the window as
 //!   read, the fingerprint OR-ed into its empty lane. These unchecked
@@ -131,24 +131,26 @@
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's two buckets 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
-//!   many misses at once. At 10M keys and p = 1 % (a 13 MB table that
-//!   competes for a shared last-level cache): 5.7 ns per query against
-//!   7.3–10.4 ns one by one in one full `cargo xtask compare` on a shared
-//!   2-core AMD EPYC, and 24–28 ns one by one in runs where other tenants
-//!   held that cache; batched times move far less. Tables under 8 MiB are
-//!   looked up one by one: in cache, locating every key twice costs more
-//!   than the prefetch saves (prefetched, 1M keys, 1.3 MB: 6.5 against
-//!   4.9 ns).
+//!   many misses at once. In one full `cargo xtask compare` on a shared
+//!   2-core AMD EPYC, at 10M keys and p = 0.1 % (a 17 MB table, out of
+//!   cache): 7.4 ns per query against 24–27 ns one by one; at p = 1 % (a
+//!   13 MB table that competes for the shared last-level cache, and stayed
+//!   in it in that run): 5.1 against 5.6–6.6 ns, and 24–28 ns one by one
+//!   in runs where other tenants held that cache; batched times move far
+//!   less. Tables under 8 MiB are looked up one by one: in cache, locating
+//!   every key twice costs more than the prefetch saves (prefetched, 1M
+//!   keys, 1.3 MB: 6.5 against 4.9 ns).
 //! - **Batched inserts.** `insert_batch` (and `insert_hash_batch`) inserts
 //!   many keys in order with the same two-bucket prefetch 32 keys ahead,
 //!   leaving the table byte for byte as one-by-one inserts would, and
 //!   stopping at the first error (typically `Full`) as they would. Past
 //!   80 % load it also requests, 16 keys ahead, the buckets a full bucket's
 //!   residents would move to. Filling a 10M-key, p = 1 % table (13 MB) took
-//!   24.0 ns per key against 59.1 ns one by one in one full
-//!   `cargo xtask compare` (the `cuckoofilter` crate: 24.0 ns one by one,
-//!   at 60 % load), on a shared 2-core AMD EPYC; a 1M-key table (1.3 MB) is
-//!   filled one by one either way.
+//!   17.3 ns per key against 21.0 ns one by one in one full
+//!   `cargo xtask compare` (the `cuckoofilter` crate: 20.5 ns one by one,
+//!   at 60 % load), and a p = 0.1 % one (17 MB) 26.9 against 47.1 ns, on a
+//!   shared 2-core AMD EPYC; a 1M-key table (1.3 MB) is filled one by one
+//!   either way.
 //! - **Batched removals.** `remove_batch` (and `remove_hash_batch`) removes
 //!   many keys in order with the same prefetch and returns how many it
 //!   removed, leaving the table byte for byte as one-by-one removals would

@@ -78,10 +78,10 @@ macro_rules! batch_api {
 batch_api!(
     Xor,
     Xor8,
-    "at 10M items one full `cargo xtask compare` measured 4.9 ns per item against 6.3 ns for `contains` one by one (`Xor8`, 12 MB; 21–41 ns one by one when other tenants held the cache), 8.9 against 32.3 ns (`Xor16`, 25 MB)."
+    "at 10M items one full `cargo xtask compare` measured 4.9 ns per item against 6.1 ns for `contains` one by one (`Xor8`, 12 MB; 21–41 ns one by one when other tenants held the cache), 9.2 against 29.3 ns (`Xor16`, 25 MB)."
 );
 batch_api!(
     BinaryFuse,
     BinaryFuse8,
-    "at 10M items one full `cargo xtask compare` measured 5.0 ns per item against 5.1 ns for `contains` one by one (`BinaryFuse8`, 11 MB; 16–31 ns one by one when other tenants held the cache), 8.5 against 30.0 ns (`BinaryFuse16`, 23 MB)."
+    "at 10M items one full `cargo xtask compare` measured 4.9 ns per item against 4.8 ns for `contains` one by one (`BinaryFuse8`, 11 MB, in the cache in that run; 16–31 ns one by one when other tenants held the cache), 8.9 against 27.7 ns (`BinaryFuse16`, 23 MB)."
 );

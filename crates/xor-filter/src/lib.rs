@@ -8,7 +8,7 @@
 //! | [`Xor8`] | 9.84 | 2^-8 |
 //! | [`Xor16`] | 19.7 | 2^-16 |
 //!
-//! A Bloom filter needs 12.0 bits per key for 2^-8; the lower bound for any
+//! A Bloom filter needs 11.5 bits per key for 2^-8; the lower bound for any
 //! filter is 8. When the key set is known up front (an SSTable, a release's
 //! blocklist, a build's file set), these are the smallest and fastest filters
 //! in the workspace. They cannot take inserts: rebuild instead.
@@ -60,8 +60,8 @@
 //!   ahead be prefetched (with `filter_core::prefetch`), so
 //!   misses overlap instead of queueing. Against `xorf` 0.13 (a port of the
 //!   reference code) on the same keys and hasher, builds take 0.2–0.4× its
-//!   time for xor and 0.3–0.7× for binary fuse, and lookups are level (see
-//!   the README).
+//!   time for xor and 0.3–0.7× for binary fuse, and lookups 0.81–0.88× its
+//!   time at 10^5 and 10^6 keys (see the README).
 //! - **Keys sorted by first slot before peeling.** A one-pass counting sort
 //!   on the mixed hash's top bits makes the binary fuse construction sweep its
 //!   tables instead of missing the cache on every key.
@@ -85,14 +85,15 @@
 //!   requesting each query's three slots 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
 //!   many misses at once. At 10M keys, per query, in one full `cargo xtask
-//!   compare` on a shared 2-core AMD EPYC (32 MiB L3): 8.5 ns against
-//!   30.0 ns one by one for [`BinaryFuse16`] (23 MB), 8.9 against 32.3 for
+//!   compare` on a shared 2-core AMD EPYC (32 MiB L3): 8.9 ns against
+//!   27.7 ns one by one for [`BinaryFuse16`] (23 MB), 9.2 against 29.3 for
 //!   [`Xor16`] (25 MB), and for the 8-bit filters (11–12 MB, which fit that
-//!   cache when other tenants leave it room) 5.0 against 5.1 for
-//!   [`BinaryFuse8`] and 4.9 against 6.3 for [`Xor8`] (16–41 ns one by one
-//!   in runs where they did not). Tables under 8 MiB are looked up one by
-//!   one: in cache, locating every key twice costs more than the prefetch
-//!   saves (prefetched, 1M keys: 0.6–1.0 ns slower).
+//!   cache when other tenants leave it room, as they did in that run) 4.9
+//!   against 4.8 for [`BinaryFuse8`], no gain, and 4.9 against 6.1 for
+//!   [`Xor8`] (16–41 ns one by one in runs where they did not). Tables
+//!   under 8 MiB are looked up one by one: in cache, locating every key
+//!   twice costs more than the prefetch saves (prefetched, 1M keys:
+//!   0.6–1.0 ns slower).
 //! - **One small `unsafe` block, paid for by a measurement:** unchecked
 //!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
 //!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
