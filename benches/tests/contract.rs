@@ -160,6 +160,42 @@ fn batches_and_extend_take_owned_items() -> Result<(), Error> {
     Ok(())
 }
 
+/// A shape read from a filter rebuilds it: accessors return the types the
+/// constructors take. Regression: `blocks()` returned `usize` where the
+/// counting filter's `with_blocks` takes `u64` (and bloom's took `usize`,
+/// unlike its `u64` `MAX_BLOCKS`).
+#[test]
+fn shapes_read_back_rebuild_the_filter() -> Result<(), Error> {
+    let classic = BloomFilter::with_fpr(1000, 0.01)?;
+    let blocked = BlockedBloomFilter::with_fpr(1000, 0.01)?;
+    let counting = CountingBloomFilter::with_fpr(1000, 0.01)?;
+    let blocked_counting = BlockedCountingBloomFilter::with_fpr(1000, 0.01)?;
+    assert_eq!(
+        BloomFilter::with_bits(classic.bits(), classic.hashes())?,
+        classic
+    );
+    assert_eq!(BlockedBloomFilter::with_blocks(blocked.blocks())?, blocked);
+    assert_eq!(
+        BlockedBloomFilter::with_bits(blocked.bits(), blocked.hashes())?,
+        blocked
+    );
+    assert_eq!(
+        CountingBloomFilter::with_counters(counting.counters(), counting.hashes())?,
+        counting
+    );
+    assert_eq!(
+        BlockedCountingBloomFilter::with_blocks(
+            blocked_counting.blocks(),
+            blocked_counting.hashes()
+        )?,
+        blocked_counting
+    );
+    // The limits are of the same type.
+    assert!(BlockedBloomFilter::with_blocks(bloom::MAX_BLOCKS + 1).is_err());
+    assert!(BlockedCountingBloomFilter::with_blocks(counting_bloom::MAX_BLOCKS + 1, 6).is_err());
+    Ok(())
+}
+
 /// The four Bloom types share one surface beyond the traits, so users can
 /// swap one for another: `Extend`, `insert_unique`, the fill estimates.
 #[test]

@@ -96,7 +96,7 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// [`Error::InvalidParameter`] for `blocks` outside `1..=MAX_BLOCKS` or
     /// not allocatable.
-    pub fn with_blocks(blocks: usize) -> Result<Self, Error> {
+    pub fn with_blocks(blocks: u64) -> Result<Self, Error> {
         Self::with_blocks_and_hasher(blocks, DefaultHashBuilder::default())
     }
 
@@ -153,8 +153,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
                 format_args!("a multiple of {BLOCK_BITS} in {BLOCK_BITS}..={MAX_BITS}"),
             ));
         }
-        let blocks = usize::try_from(bits / u64::from(BLOCK_BITS))
-            .map_err(|_| Error::invalid("bits", bits, "addressable on this target"))?;
+        let blocks = bits / u64::from(BLOCK_BITS);
         // The caller passed bits: a table that cannot be allocated is
         // reported against them, not against the block count.
         Self::with_blocks_and_hasher(blocks, hasher).map_err(|e| match e {
@@ -172,15 +171,18 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// # Errors
     ///
     /// As [`BlockedBloomFilter::with_blocks`].
-    pub fn with_blocks_and_hasher(blocks: usize, hasher: S) -> Result<Self, Error> {
-        if blocks == 0 || blocks as u64 > MAX_BLOCKS {
+    pub fn with_blocks_and_hasher(blocks: u64, hasher: S) -> Result<Self, Error> {
+        if blocks == 0 || blocks > MAX_BLOCKS {
             return Err(Error::invalid(
                 "blocks",
                 blocks,
                 format_args!("in 1..={MAX_BLOCKS}"),
             ));
         }
-        let blocks = filter_core::memory::zeroed_vec(blocks, "blocks")?;
+        let len = usize::try_from(blocks).map_err(|_| {
+            Error::invalid("blocks", blocks, "small enough to address on this platform")
+        })?;
+        let blocks = filter_core::memory::zeroed_vec(len, "blocks")?;
         Ok(Self::from_parts(blocks, hasher))
     }
 
@@ -316,9 +318,10 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         BLOCK_HASHES
     }
 
-    /// The number of 256-bit blocks.
-    pub fn blocks(&self) -> usize {
-        self.blocks.len()
+    /// The number of 256-bit blocks, the type
+    /// [`with_blocks`](BlockedBloomFilter::with_blocks) takes.
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
     }
 
     /// The hasher keys are hashed with.

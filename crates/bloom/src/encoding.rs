@@ -97,7 +97,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
             &HasherProbe::of(self.hasher()),
             self.memory_bytes() + 24,
         );
-        w.u64(self.blocks() as u64);
+        w.u64(self.blocks());
         w.u32(self.hashes());
         let lanes: Vec<u32> = self.block_slice().iter().flat_map(|b| b.0).collect();
         w.u32_array(&lanes);

@@ -158,7 +158,7 @@ fn bad_explicit_shapes_are_errors() {
         "blocks"
     );
     assert_eq!(
-        name_of(&BlockedBloomFilter::with_blocks(usize::MAX).unwrap_err()),
+        name_of(&BlockedBloomFilter::with_blocks(u64::MAX).unwrap_err()),
         "blocks"
     );
     let msg = BlockedBloomFilter::with_bits(1000, 8)

@@ -158,6 +158,6 @@ fn trait_objects_work() {
     fill(&mut b);
     let filters: [&dyn Filter<str>; 2] = [&c, &b];
     assert!(filters.iter().all(|f| f.contains("a")));
-    assert_eq!(Filter::<str>::memory_bytes(&b), 32 * b.blocks());
+    assert_eq!(Filter::<str>::memory_bytes(&b) as u64, 32 * b.blocks());
     assert_eq!(b.memory_bytes(), b.bits() as usize / 8);
 }

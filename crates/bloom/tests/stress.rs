@@ -248,9 +248,9 @@ fn classic_keeps_every_key_in_tiny_linear_tables() {
 
 #[test]
 fn blocked_keeps_every_key_at_boundary_sizes() {
-    for blocks in [1usize, 2, 3, 4, 5, 8, 33] {
+    for blocks in [1u64, 2, 3, 4, 5, 8, 33] {
         let f = BlockedBloomFilter::with_blocks(blocks).unwrap();
-        drive(&f, blocks as u64, ops(), &format!("blocked {blocks}"));
+        drive(&f, blocks, ops(), &format!("blocked {blocks}"));
     }
     for n in [1, 2, 3] {
         let f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();

@@ -56,7 +56,7 @@ use crate::kernel::Kernel;
 ///
 /// let filter = BlockedCountingBloomFilter::with_fpr(1_000_000, 0.01)?;
 /// assert_eq!(filter.hashes(), 6);
-/// assert_eq!(filter.memory_bytes(), filter.blocks() * 64);
+/// assert_eq!(filter.memory_bytes() as u64, filter.blocks() * 64);
 /// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 1e6;
 /// assert!((bits_per_key - 39.42).abs() < 0.01, "{bits_per_key}");
 /// let ratio = bits_per_key * 1e6 / bloom_bits(1_000_000, 0.01)? as f64;
@@ -391,9 +391,10 @@ impl<S> BlockedCountingBloomFilter<S> {
         blocked_counting_fpr(self.blocks.len() as u64, items, self.hashes)
     }
 
-    /// The number of 64-byte blocks.
-    pub fn blocks(&self) -> usize {
-        self.blocks.len()
+    /// The number of 64-byte blocks, the type
+    /// [`with_blocks`](BlockedCountingBloomFilter::with_blocks) takes.
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
     }
 
     /// The number of counters: 128 per block.

@@ -34,7 +34,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
             &HasherProbe::of(self.hasher()),
             8 + 4 + 8 + self.memory_bytes(),
         );
-        w.u64(self.blocks() as u64);
+        w.u64(self.blocks());
         w.u32(self.hashes());
         let words: Vec<u64> = self.block_slice().iter().flat_map(|b| b.0).collect();
         w.u64_array(&words);

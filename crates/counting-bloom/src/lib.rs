@@ -44,7 +44,7 @@
 //! use counting_bloom::BlockedCountingBloomFilter;
 //!
 //! let mut filter = BlockedCountingBloomFilter::with_fpr(10_000_000, 0.01)?;
-//! assert_eq!(filter.memory_bytes(), filter.blocks() * 64);
+//! assert_eq!(filter.memory_bytes() as u64, filter.blocks() * 64);
 //! assert_eq!(filter.memory_bytes(), 49_270_592);            // 39.4 bits per key
 //! filter.insert(&42u64);
 //! filter.insert(&42u64);

@@ -404,8 +404,8 @@ fn key_types_and_traits() {
     assert_eq!(Filter::<u64>::memory_bytes(&filter), filter.memory_bytes());
     Insert::<u64>::insert(&mut filter, &7).unwrap();
     assert!(Filter::<u64>::contains(&filter, &7));
-    assert_eq!(filter.counters(), filter.blocks() as u64 * 128);
-    assert_eq!(filter.memory_bytes(), filter.blocks() * 64);
+    assert_eq!(filter.counters(), filter.blocks() * 128);
+    assert_eq!(filter.memory_bytes() as u64, filter.blocks() * 64);
 
     let debug = format!("{filter:?}");
     assert!(debug.starts_with("BlockedCountingBloomFilter {"), "{debug}");
