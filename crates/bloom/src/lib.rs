@@ -160,7 +160,7 @@ mod std_traits;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS};
 pub use classic::{BloomFilter, MAX_HASHES};
-pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
+pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, ProbeSequence, Remove};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

@@ -423,7 +423,7 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_filter() {
     use filter_core::format::FLAG_CUBIC_PROBES;
     let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
     keys::members(1, 60).iter().for_each(|k| classic.insert(k));
-    assert_eq!(classic.probe_sequence(), filter_core::ProbeSequence::Linear);
+    assert_eq!(classic.probe_sequence(), bloom::ProbeSequence::Linear);
     for (bytes, is_classic) in [(classic.to_bytes(), true), (blocked_bytes(), false)] {
         for bit in 0..16 {
             let mut flagged = bytes.clone();
@@ -431,7 +431,7 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_filter() {
             reseal(&mut flagged);
             if is_classic && 1 << bit == FLAG_CUBIC_PROBES {
                 let mut f = BloomFilter::from_bytes(&flagged).unwrap();
-                assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Cubic);
+                assert_eq!(f.probe_sequence(), bloom::ProbeSequence::Cubic);
                 assert_eq!(f.to_bytes(), flagged);
                 let members = keys::members(2, 200);
                 members.iter().for_each(|k| f.insert(k));

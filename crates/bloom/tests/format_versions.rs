@@ -2,7 +2,7 @@
 //! built with.
 
 use bloom::BloomFilter;
-use filter_core::ProbeSequence;
+use bloom::ProbeSequence;
 use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 

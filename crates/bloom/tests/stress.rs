@@ -235,7 +235,7 @@ fn classic_keeps_every_key_in_tiny_linear_tables() {
             bytes[10] = 0; // the flags: no FLAG_CUBIC_PROBES
             filter_core::format::reseal(&mut bytes);
             let f = BloomFilter::from_bytes(&bytes).unwrap();
-            assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Linear);
+            assert_eq!(f.probe_sequence(), bloom::ProbeSequence::Linear);
             drive(
                 &f,
                 bits * 7 + u64::from(k),

@@ -194,7 +194,7 @@ mod std_traits;
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
-pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
+pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, ProbeSequence, Remove};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

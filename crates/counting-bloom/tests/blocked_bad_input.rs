@@ -301,7 +301,10 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
         blocked.insert(&i);
         classic.insert(&i);
     }
-    assert_eq!(classic.probe_sequence(), filter_core::ProbeSequence::Linear);
+    assert_eq!(
+        classic.probe_sequence(),
+        counting_bloom::ProbeSequence::Linear
+    );
     for bit in 0..16 {
         let reason = corrupt_reason(Blocked::from_bytes(&flag(&blocked.to_bytes(), bit)));
         assert!(
@@ -312,7 +315,7 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
         let loaded = CountingBloomFilter::from_bytes(&flagged);
         if 1 << bit == FLAG_CUBIC_PROBES {
             let mut f = loaded.unwrap();
-            assert_eq!(f.probe_sequence(), filter_core::ProbeSequence::Cubic);
+            assert_eq!(f.probe_sequence(), counting_bloom::ProbeSequence::Cubic);
             assert_eq!(f.to_bytes(), flagged);
             (1_000..1_200u64).for_each(|i| f.insert(&i));
             assert!((1_000..1_200u64).all(|i| f.contains(&i) && f.remove(&i)));

@@ -2,7 +2,7 @@
 //! built with.
 
 use counting_bloom::CountingBloomFilter;
-use filter_core::ProbeSequence;
+use counting_bloom::ProbeSequence;
 use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 

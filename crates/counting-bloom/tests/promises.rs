@@ -109,7 +109,7 @@ fn small_tables_meet_the_target() {
             CountingBloomFilter::with_fpr(n, p)
                 .unwrap()
                 .probe_sequence(),
-            filter_core::ProbeSequence::Cubic
+            counting_bloom::ProbeSequence::Cubic
         );
     }
 }

@@ -183,7 +183,10 @@ fn tiny_linear_tables_every_hash_count() {
             bytes[10] = 0; // the flags: no FLAG_CUBIC_PROBES
             filter_core::format::reseal(&mut bytes);
             let filter = CountingBloomFilter::from_bytes(&bytes).unwrap();
-            assert_eq!(filter.probe_sequence(), filter_core::ProbeSequence::Linear);
+            assert_eq!(
+                filter.probe_sequence(),
+                counting_bloom::ProbeSequence::Linear
+            );
             run(
                 filter,
                 &mut stream,
