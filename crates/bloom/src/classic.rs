@@ -161,6 +161,10 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// Adds `item`. Never fails: a Bloom filter accepts any number of keys,
     /// its false-positive rate rising past the target once more than the
     /// expected number are in.
+    ///
+    /// It returns nothing, where the [`Insert`] trait's `insert` (which this
+    /// type implements by calling it) returns `Ok(())`: code written for any
+    /// filter, `insert(..)?` included, calls `Insert::insert`.
     #[inline(always)]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
         self.insert_hash(self.hasher.hash_one(item));

@@ -209,6 +209,10 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// Adds one copy of `item`: increments each of its counters that is not
     /// saturated. Never fails: saturated counters only raise the
     /// false-positive rate.
+    ///
+    /// It returns nothing, where the [`Insert`] trait's `insert` (which this
+    /// type implements by calling it) returns `Ok(())`: code written for any
+    /// filter, `insert(..)?` included, calls `Insert::insert`.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
         self.insert_hash(self.hasher.hash_one(item));

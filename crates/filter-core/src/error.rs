@@ -8,7 +8,7 @@ use std::fmt;
 /// its value and the allowed range; corrupt bytes say what was wrong with them.
 /// The enum is `#[non_exhaustive]` so that new failure modes can be added in a
 /// minor release; match with a wildcard arm.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A constructor or sizing function was given a value outside its domain.
