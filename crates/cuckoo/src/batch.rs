@@ -49,7 +49,7 @@ impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
     /// test would mostly find room and only cost its reads.
     #[inline(always)]
     fn prefetch_insert_follow_ups(&self, hash: u64) {
-        if self.len * 5 <= self.capacity() * 4 {
+        if self.len * 5 <= self.slots() * 4 {
             return;
         }
         let (first, fp) = self.locate(hash);

@@ -663,8 +663,13 @@ impl<S: BuildHasher> CuckooFilter<S> {
         self.victim.fingerprint != 0
     }
 
-    /// Slots in the table: 4 per bucket.
-    pub fn capacity(&self) -> usize {
+    /// Slots in the table: 4 per bucket. Not how many items fit: inserts
+    /// meet [`Error::Full`] a little before every slot is used (at 97–98 %
+    /// of them at 4 slots per bucket), and [`with_fpr`](Self::with_fpr) and
+    /// [`with_capacity`](Self::with_capacity) promise `expected_items`, not
+    /// this. (Named after the slots, as the xor filters' `slots` is, rather
+    /// than `capacity`, which in std's collections is how many items fit.)
+    pub fn slots(&self) -> usize {
         self.table.buckets() * SLOTS
     }
 
@@ -678,10 +683,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
         self.table.fingerprint_bits()
     }
 
-    /// `len() / capacity()`: the fraction of slots in use (the victim counts
+    /// `len() / slots()`: the fraction of slots in use (the victim counts
     /// as an item, so this can exceed 1 by one item's worth).
     pub fn load_factor(&self) -> f64 {
-        self.len as f64 / self.capacity() as f64
+        self.len as f64 / self.slots() as f64
     }
 
     /// The false-positive rate of the filter as it is now, from its load:

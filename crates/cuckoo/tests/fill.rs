@@ -101,7 +101,7 @@ fn load_factor_before_first_full() {
             .map(|seed| {
                 let mut filter = CuckooFilter::with_buckets(10_001, bits).unwrap();
                 let stored = fill(&mut filter, &keys::members(seed, 50_000));
-                stored as f64 / filter.capacity() as f64
+                stored as f64 / filter.slots() as f64
             })
             .collect();
         loads.sort_by(f64::total_cmp);
