@@ -18,13 +18,16 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 
 /// A classic Bloom filter: `bits` bits, each key sets `hashes` of them.
 ///
-/// Sized by [`with_fpr`](BloomFilter::with_fpr) at the textbook optimum:
-/// k = round(m/n · ln 2) probes for m = −n ln p / (ln 2)² bits, **1.44 ·
-/// log2(1/p) bits per key**. Rounding k raises that size's rate a little
-/// (to 1.0039 % at 1 %), so m then grows to the fewest bits at which the k
-/// probes meet p: 0.08 % more at 1 %, 9.59 bits per key; 14.38 at
-/// p = 0.1 %. The false-positive rate after n distinct inserts is
-/// (1 − e^(−kn/m))^k ≤ p (see [`filter_core::sizing::bloom_shape`]).
+/// Sized by [`with_fpr`](BloomFilter::with_fpr) at the textbook optimum,
+/// m = −n ln p / (ln 2)² bits and log2(1/p) probes, **1.44 · log2(1/p)
+/// bits per key**, adjusted for a whole number of probes: of the two whole
+/// counts around log2(1/p), the one that meets p in fewer bits, with the
+/// fewest bits that do (the textbook size with a rounded k gives 1.0039 %
+/// at 1 %). That is 0.08 % more bits at 1 %, 9.59 bits per key; 14.38 at
+/// p = 0.1 %; far more only above p = ½, where one probe is the fewest
+/// and the formula's size would not meet p. The false-positive rate after
+/// n distinct inserts is (1 − e^(−kn/m))^k ≤ p (see
+/// [`filter_core::sizing::bloom_shape`]).
 ///
 /// All k positions come from one 64-bit hash by double hashing in the 64-bit
 /// ring ([`filter_core::probes`]), reduced to `0..bits` by multiply-shift,

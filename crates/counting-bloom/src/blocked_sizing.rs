@@ -50,7 +50,7 @@
 //! p above about 1e-5).
 
 use filter_core::Error;
-use filter_core::sizing::{bloom_bits, bloom_shape};
+use filter_core::sizing::textbook_bloom_shape;
 
 use crate::counter_block::{BLOCK_COUNTERS, stride_patterns, words_of};
 
@@ -179,14 +179,14 @@ pub(crate) fn blocked_counting_fpr(blocks: u64, items: usize, hashes: u32) -> f6
 ///
 /// # Errors
 ///
-/// As [`bloom_shape`]; [`Error::InvalidParameter`] naming `fpr` when the
+/// As [`textbook_bloom_shape`]; [`Error::InvalidParameter`] naming `fpr` when the
 /// classic k exceeds [`MAX_BLOCKED_HASHES`], or naming `expected_items` when
 /// more than [`MAX_BLOCKS`] blocks would be needed.
 pub(crate) fn sized(expected_items: usize, fpr: f64) -> Result<(u32, u64), Error> {
-    let (_, classic_hashes) = bloom_shape(expected_items, fpr, MAX_BLOCKED_HASHES)?;
-    // A lower bound for the search: the textbook size, below what any k
-    // needs to meet the target.
-    let classic_bits = bloom_bits(expected_items, fpr)?;
+    // The textbook shape: its size is a lower bound for the search (below
+    // what any k needs to meet the target), its k where the search starts.
+    let (classic_bits, classic_hashes) =
+        textbook_bloom_shape(expected_items, fpr, MAX_BLOCKED_HASHES)?;
     let fewest = classic_hashes
         .saturating_sub(HASHES_TRIED_BELOW_CLASSIC)
         .max(1);
@@ -201,7 +201,7 @@ pub(crate) fn sized(expected_items: usize, fpr: f64) -> Result<(u32, u64), Error
 
 /// The smallest block count (at least 2) at which `expected_items` keys with
 /// `hashes` counters each meet `fpr` by the model; `classic_bits` is the
-/// classic filter's size for the same target, a lower bound.
+/// textbook classic size for the same target, a lower bound.
 ///
 /// # Errors
 ///

@@ -29,12 +29,13 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 ///
 /// [`with_fpr(n, p)`](Self::with_fpr) uses exactly the m and k of a classic
 /// Bloom filter for n items at rate p ([`filter_core::sizing::bloom_shape`]:
-/// k = round(m₀/n · ln 2) for the textbook m₀ = −n ln p / (ln 2)², and m the
-/// fewest counters at which k hashes meet p), with a 4-bit counter where the
-/// classic filter has a bit: 4·m bits, about 38.4 bits per key at p = 1 %,
-/// 4× the classic size. The false-positive rate with n items present is the
-/// classic (1 − e^(−kn/m))^k ≤ p; saturated counters (see below) raise it by
-/// an amount too small to measure in practice.
+/// a whole k next to the optimum log2(1/p), and m the fewest counters at
+/// which k hashes meet p, a few more than the textbook −n ln p / (ln 2)²),
+/// with a 4-bit counter where the classic filter has a bit: 4·m bits, about
+/// 38.4 bits per key at p = 1 %, 4× the classic size. The false-positive
+/// rate with n items present is the classic (1 − e^(−kn/m))^k ≤ p;
+/// saturated counters (see below) raise it by an amount too small to
+/// measure in practice.
 ///
 /// **Small tables.** The k positions come from double hashing
 /// ([`filter_core::probes`], shared with the classic filter). Plain double
@@ -603,7 +604,7 @@ impl<S> CountingBloomFilter<S> {
     ///     filter.insert(&i); // a second copy counts once
     /// }
     /// // Linear counting's standard error at the optimal fill
-    /// // (kn/m = ln 2): √(m (e^(ln 2) − ln 2 − 1)) / k = √(95,851 · 0.307) / 7
+    /// // (kn/m = ln 2): √(m (e^(ln 2) − ln 2 − 1)) / k = √(95,930 · 0.307) / 7
     /// // ≈ 25 items; 150 is 6σ.
     /// let estimate = filter.estimated_len();
     /// assert!(estimate.abs_diff(10_000) < 150, "{estimate}");

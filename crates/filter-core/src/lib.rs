@@ -44,14 +44,20 @@
 //! # impl Insert<str> for Never { fn insert(&mut self, _: &str) -> Result<(), Error> { Ok(()) } }
 //! ```
 //!
-//! Sizing a classic Bloom filter:
+//! Sizing a classic Bloom filter: the textbook formula, and the shape
+//! `with_fpr` uses, a few bits larger so that its whole number of hashes
+//! meets the rate:
 //!
 //! ```
-//! use filter_core::sizing::{bloom_bits, bloom_hashes};
+//! use filter_core::sizing::{bloom_bits, bloom_fpr, bloom_hashes, bloom_shape};
 //!
 //! let bits = bloom_bits(1_000_000, 0.01)?;
 //! assert_eq!(bits, 9_585_059);
 //! assert_eq!(bloom_hashes(bits, 1_000_000)?, 7);
+//! assert!(bloom_fpr(bits, 1_000_000, 7)? > 0.01);   // 1.0039 %
+//! let (bits, hashes) = bloom_shape(1_000_000, 0.01, 64)?;
+//! assert_eq!((bits, hashes), (9_592_955, 7));
+//! assert!(bloom_fpr(bits, 1_000_000, hashes)? <= 0.01);
 //! assert!(bloom_bits(1_000_000, 1.5).is_err());
 //! # Ok::<(), filter_core::Error>(())
 //! ```

@@ -154,19 +154,11 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
     Ok((k as u32).max(1))
 }
 
-/// The shape of a classic Bloom filter for `expected_items` items at `fpr`,
-/// for a filter that takes at most `max_hashes` hashes: the textbook hash
-/// count k ([`bloom_hashes`] of [`bloom_bits`]), and the fewest bits at
-/// which k hashes meet `fpr`, m = ⌈−k·n / ln(1 − p^(1/k))⌉.
-///
-/// Why not the textbook m: it is the optimum for a continuous k, and
-/// rounding k to a whole number raises the rate at that m: to 1.0039 % at
-/// a 1 % target (k = 7 for an optimum of 6.64), 0.1007 at 0.1, and far
-/// more where the optimal k is small (0.948 for p = 0.85, whose optimum of
-/// 0.23 hashes becomes 1). Growing m until k hashes meet the target costs
-/// 0.08 % more bits at 1 %, 0.33 % at 0.1, almost nothing at 0.1 % (whose
-/// optimum, 9.97, is nearly whole), and keeps the promise that
-/// `with_fpr(n, p)` stays at p.
+/// The textbook shape for `expected_items` items at `fpr`: ([`bloom_bits`],
+/// [`bloom_hashes`]), m = ⌈−n ln p / (ln 2)²⌉ and k = round(m/n · ln 2),
+/// for a filter that takes at most `max_hashes` hashes. Its rate is a
+/// little above `fpr` (k is rounded); [`bloom_shape`] is the one that
+/// meets it. Sizing searches use it as a lower bound.
 ///
 /// A rate too small for the hash limit is refused naming `fpr` *before*
 /// sizing: the optimal k = round(m/n · ln 2) with m ≥ −n ln p / (ln 2)² is
@@ -178,6 +170,58 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
 /// is checked too.)
 ///
 /// ```
+/// use filter_core::sizing::textbook_bloom_shape;
+/// assert_eq!(textbook_bloom_shape(1_000_000, 0.01, 64)?, (9_585_059, 7));
+/// let err = textbook_bloom_shape(1 << 40, 1e-30, 64).unwrap_err();
+/// assert!(err.to_string().starts_with("fpr must be"), "{err}");
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`bloom_bits`] and [`bloom_hashes`]; [`Error::InvalidParameter`]
+/// naming `fpr` when its optimal hash count exceeds `max_hashes`.
+pub fn textbook_bloom_shape(
+    expected_items: usize,
+    fpr: f64,
+    max_hashes: u32,
+) -> Result<(u64, u32), Error> {
+    check_items(expected_items)?;
+    check_fpr(fpr)?;
+    let fewest = -fpr.log2();
+    if fewest > f64::from(max_hashes) + 0.5 + 1e-9 {
+        return Err(too_many_hashes(fpr, fewest.round() as u32, max_hashes));
+    }
+    let bits = bloom_bits(expected_items, fpr)?;
+    let hashes = bloom_hashes(bits, expected_items)?;
+    if hashes > max_hashes {
+        return Err(too_many_hashes(fpr, hashes, max_hashes));
+    }
+    Ok((bits, hashes))
+}
+
+/// The shape of a classic Bloom filter that meets `fpr` with
+/// `expected_items` items in the fewest bits, for a filter that takes at
+/// most `max_hashes` hashes: of the two whole hash counts around the
+/// continuous optimum log2(1/p), the one that needs fewer bits
+/// m = ⌈−k·n / ln(1 − p^(1/k))⌉ (the fewer hashes on a tie).
+///
+/// Why not the textbook shape ([`textbook_bloom_shape`]): its m is the
+/// optimum for a continuous k, and rounding k to a whole number raises the
+/// rate at that m: to 1.0039 % at a 1 % target (k = 7 for an optimum of
+/// 6.64), 0.1007 at 0.1. Growing m until the whole k meets the target costs
+/// 0.08 % more bits at 1 %, 0.33 % at 0.1, almost nothing at 0.1 % (whose
+/// optimum, 9.97, is nearly whole), and keeps the promise that
+/// `with_fpr(n, p)` stays at p.
+///
+/// Above p = ½ the optimum is below one hash, and one hash needs
+/// m = n / −ln(1 − p) bits, far more than the textbook formula: at
+/// p = 0.85, 0.53 bits per key against 0.34, and the textbook size would
+/// give a rate of 0.948. Near p = 1 the gap grows without bound (the
+/// textbook size tends to zero bits), so very large `expected_items` at
+/// such rates can exceed [`MAX_BITS`].
+///
+/// ```
 /// use filter_core::sizing::bloom_shape;
 /// assert_eq!(bloom_shape(1_000_000, 0.01, 64)?, (9_592_955, 7));
 /// let err = bloom_shape(1 << 40, 1e-30, 64).unwrap_err();
@@ -187,28 +231,37 @@ pub fn bloom_hashes(bits: u64, expected_items: usize) -> Result<u32, Error> {
 ///
 /// # Errors
 ///
-/// As [`bloom_bits`] and [`bloom_hashes`]; [`Error::InvalidParameter`]
-/// naming `fpr` when its optimal hash count exceeds `max_hashes`.
+/// As [`textbook_bloom_shape`], and [`Error::InvalidParameter`] naming
+/// `expected_items` when the fitting size exceeds [`MAX_BITS`].
 pub fn bloom_shape(expected_items: usize, fpr: f64, max_hashes: u32) -> Result<(u64, u32), Error> {
-    check_items(expected_items)?;
-    check_fpr(fpr)?;
-    let fewest = -fpr.log2();
-    if fewest > f64::from(max_hashes) + 0.5 + 1e-9 {
-        return Err(too_many_hashes(fpr, fewest.round() as u32, max_hashes));
+    let (textbook, _) = textbook_bloom_shape(expected_items, fpr, max_hashes)?;
+    let optimum = -fpr.log2();
+    // The whole counts around the optimum that the limit allows (at least
+    // one: the floor may be 0, and the check above keeps the ceiling's
+    // round-down within the limit).
+    let candidates = [optimum.floor(), optimum.ceil()].map(|k| (k as u32).clamp(1, max_hashes));
+    let mut best: Option<Result<(u64, u32), Error>> = None;
+    for hashes in candidates {
+        let fitting = fitting_bits(expected_items, fpr, hashes).map(|bits| (bits, hashes));
+        best = Some(match (best, fitting) {
+            (Some(Ok(a)), Ok(b)) => Ok(if b.0 < a.0 { b } else { a }),
+            (Some(Ok(a)), Err(_)) => Ok(a),
+            (_, b) => b,
+        });
     }
-    let textbook = bloom_bits(expected_items, fpr)?;
-    let hashes = bloom_hashes(textbook, expected_items)?;
-    if hashes > max_hashes {
-        return Err(too_many_hashes(fpr, hashes, max_hashes));
-    }
+    // Never below the textbook size, which is the optimum over every k.
+    best.unwrap_or_else(|| Err(Error::invalid("fpr", fpr, "in (0, 1)")))
+        .map(|(bits, hashes)| (bits.max(textbook), hashes))
+}
+
+/// The fewest bits at which `hashes` hashes per item meet `fpr` with
+/// `expected_items` items: ⌈−k·n / ln(1 − p^(1/k))⌉.
+fn fitting_bits(expected_items: usize, fpr: f64, hashes: u32) -> Result<u64, Error> {
     // 1 − p^(1/k) as −expm1(ln p / k): exact also where p^(1/k) is close
     // to 1 (large k, or p close to 1).
     let k = f64::from(hashes);
     let unset = -(fpr.ln() / k).exp_m1();
-    let meeting = bits_from_f64(-k * expected_items as f64 / unset.ln(), expected_items, fpr)?;
-    // Where the textbook k is the exact optimum the two agree up to
-    // rounding; never go below the textbook size.
-    Ok((meeting.max(textbook), hashes))
+    bits_from_f64(-k * expected_items as f64 / unset.ln(), expected_items, fpr)
 }
 
 /// The error for a rate whose optimal hash count `hashes` exceeds `limit`.

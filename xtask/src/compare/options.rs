@@ -100,8 +100,9 @@ impl Options {
                 "--out" => out = Some(PathBuf::from(value()?)),
                 other => return Err(format!("unknown option `{other}`\n\n{HELP}").into()),
             }
-            // Fewer repetitions narrow the run too: a noisier report must
-            // not replace the committed one unless `--out` says so.
+            // Every option but `--out` narrows the run, `--reps` too: a
+            // report from other repetitions than the default must not
+            // replace the committed one unless `--out` says so.
             narrowed |= flag != "--out";
         }
         if quick {

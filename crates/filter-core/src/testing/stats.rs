@@ -32,6 +32,21 @@ mod tests {
     use super::*;
 
     #[test]
+    #[should_panic(expected = "at least one query")]
+    fn a_rate_of_no_queries_is_refused() {
+        struct Everything;
+        impl Filter<u64> for Everything {
+            fn contains(&self, _: &u64) -> bool {
+                true
+            }
+            fn memory_bytes(&self) -> usize {
+                0
+            }
+        }
+        measured_fpr(&Everything, &[]);
+    }
+
+    #[test]
     fn bound_shrinks_with_queries() {
         let a = fpr_upper_bound(0.01, 10_000, 1.1, 4.0);
         let b = fpr_upper_bound(0.01, 1_000_000, 1.1, 4.0);
