@@ -130,7 +130,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
             BlockLayout::Split,
         )?;
         Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
-            .map_err(|e| crate::classic::blame_items(e, expected_items, bits, fpr))
+            .map_err(|e| sizing::blame_items(e, "bits", bits, expected_items, fpr))
     }
 
     /// As [`BlockedBloomFilter::with_bits`], hashing keys with `hasher`.

@@ -129,7 +129,7 @@ impl<S: BuildHasher> BloomFilter<S> {
         // MAX_HASHES, and they are refused naming `fpr`.
         let (bits, hashes) = sizing::bloom_shape(expected_items, fpr, MAX_HASHES)?;
         Self::with_bits_and_hasher(bits, hashes, hasher)
-            .map_err(|e| blame_items(e, expected_items, bits, fpr))
+            .map_err(|e| sizing::blame_items(e, "bits", bits, expected_items, fpr))
     }
 
     /// As [`BloomFilter::with_bits`], hashing keys with `hasher`.
@@ -446,21 +446,6 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BloomFilter::insert(self, item);
         Ok(())
-    }
-}
-
-/// `error` from sizing a table of `bits` bits for `expected_items` items at
-/// `fpr`, as the caller of `with_fpr` should read it: that caller chose the
-/// item count, not the bit count, so a table that cannot be allocated is
-/// reported against `expected_items`. Other errors pass through.
-pub(crate) fn blame_items(error: Error, expected_items: usize, bits: u64, fpr: f64) -> Error {
-    match error {
-        Error::InvalidParameter { name: "bits", .. } => Error::invalid(
-            "expected_items",
-            expected_items,
-            format_args!("small enough that its {bits} bits at fpr {fpr} can be allocated"),
-        ),
-        other => other,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::memory::zeroed_vec;
-use filter_core::sizing::check_range;
+use filter_core::sizing::{blame_items, check_range};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
 use crate::blocked_simd;
@@ -162,16 +162,9 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// As [`with_fpr`](BlockedCountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let (hashes, blocks) = sized(expected_items, fpr)?;
-        // As for the classic layout: the caller chose the item count, so a
-        // table that cannot be allocated is reported against it.
-        Self::with_blocks_and_hasher(blocks, hashes, hasher).map_err(|e| match e {
-            Error::InvalidParameter { name: "blocks", .. } => Error::invalid(
-                "expected_items",
-                expected_items,
-                format_args!("small enough that its {blocks} blocks at fpr {fpr} can be allocated"),
-            ),
-            other => other,
-        })
+        // The caller chose the item count, not the block count.
+        Self::with_blocks_and_hasher(blocks, hashes, hasher)
+            .map_err(|e| blame_items(e, "blocks", blocks, expected_items, fpr))
     }
 
     /// As [`with_blocks`](BlockedCountingBloomFilter::with_blocks), hashing

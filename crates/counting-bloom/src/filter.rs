@@ -2,7 +2,7 @@
 
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::sizing::{MAX_BITS, bloom_fpr, bloom_shape};
+use filter_core::sizing::{MAX_BITS, blame_items, bloom_fpr, bloom_shape};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
 
 use crate::counters::{
@@ -158,20 +158,9 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// As [`with_fpr`](CountingBloomFilter::with_fpr).
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
         let (counters, hashes) = bloom_shape(expected_items, fpr, MAX_HASHES)?;
-        // The caller chose the item count, not the counter count: a table
-        // that cannot be allocated is reported against `expected_items`.
-        Self::with_counters_and_hasher(counters, hashes, hasher).map_err(|e| match e {
-            Error::InvalidParameter {
-                name: "counters", ..
-            } => Error::invalid(
-                "expected_items",
-                expected_items,
-                format_args!(
-                    "small enough that its {counters} counters at fpr {fpr} can be allocated"
-                ),
-            ),
-            other => other,
-        })
+        // The caller chose the item count, not the counter count.
+        Self::with_counters_and_hasher(counters, hashes, hasher)
+            .map_err(|e| blame_items(e, "counters", counters, expected_items, fpr))
     }
 
     /// As [`with_counters`](CountingBloomFilter::with_counters), hashing

@@ -239,19 +239,16 @@ pub fn bloom_shape(expected_items: usize, fpr: f64, max_hashes: u32) -> Result<(
     // The whole counts around the optimum that the limit allows (at least
     // one: the floor may be 0, and the check above keeps the ceiling's
     // round-down within the limit).
-    let candidates = [optimum.floor(), optimum.ceil()].map(|k| (k as u32).clamp(1, max_hashes));
-    let mut best: Option<Result<(u64, u32), Error>> = None;
-    for hashes in candidates {
-        let fitting = fitting_bits(expected_items, fpr, hashes).map(|bits| (bits, hashes));
-        best = Some(match (best, fitting) {
-            (Some(Ok(a)), Ok(b)) => Ok(if b.0 < a.0 { b } else { a }),
-            (Some(Ok(a)), Err(_)) => Ok(a),
-            (_, b) => b,
-        });
-    }
+    let [fewer, more] = [optimum.floor(), optimum.ceil()].map(|k| (k as u32).clamp(1, max_hashes));
+    let shape = |hashes| fitting_bits(expected_items, fpr, hashes).map(|bits| (bits, hashes));
+    // The fewer bits; on a tie (or one count only) the fewer hashes.
+    let (bits, hashes) = match (shape(fewer), shape(more)) {
+        (Ok(a), Ok(b)) if b.0 < a.0 => b,
+        (Ok(a), _) | (Err(_), Ok(a)) => a,
+        (Err(e), Err(_)) => return Err(e),
+    };
     // Never below the textbook size, which is the optimum over every k.
-    best.unwrap_or_else(|| Err(Error::invalid("fpr", fpr, "in (0, 1)")))
-        .map(|(bits, hashes)| (bits.max(textbook), hashes))
+    Ok((bits.max(textbook), hashes))
 }
 
 /// The fewest bits at which `hashes` hashes per item meet `fpr` with
@@ -262,6 +259,28 @@ fn fitting_bits(expected_items: usize, fpr: f64, hashes: u32) -> Result<u64, Err
     let k = f64::from(hashes);
     let unset = -(fpr.ln() / k).exp_m1();
     bits_from_f64(-k * expected_items as f64 / unset.ln(), expected_items, fpr)
+}
+
+/// `error` from building a table of `size` `unit` (the parameter that
+/// names it: `"bits"`, `"counters"`, `"blocks"`) for `expected_items` items
+/// at `fpr`, as the caller of a `with_fpr` should read it: that caller chose
+/// the item count, not the table size, so a table that cannot be allocated
+/// is reported against `expected_items`. Other errors pass through.
+pub fn blame_items(
+    error: Error,
+    unit: &'static str,
+    size: u64,
+    expected_items: usize,
+    fpr: f64,
+) -> Error {
+    match error {
+        Error::InvalidParameter { name, .. } if name == unit => Error::invalid(
+            "expected_items",
+            expected_items,
+            format_args!("small enough that its {size} {unit} at fpr {fpr} can be allocated"),
+        ),
+        other => other,
+    }
 }
 
 /// The error for a rate whose optimal hash count `hashes` exceeds `limit`.
@@ -662,6 +681,19 @@ mod tests {
         assert!(
             blocked_bloom_bits(usize::MAX / 4, 1.0 - 1e-16, 8, 256, BlockLayout::Split).is_err()
         );
+    }
+
+    #[test]
+    fn unallocatable_tables_are_blamed_on_the_item_count() {
+        let table = Error::invalid("counters", 7, "small enough to allocate");
+        let blamed = blame_items(table, "counters", 7, 5, 0.01);
+        assert_eq!(
+            blamed.to_string(),
+            "expected_items must be small enough that its 7 counters at fpr 0.01 can be allocated, got 5"
+        );
+        // Errors about anything else pass through unchanged.
+        let other = Error::invalid("hashes", 0, "in 1..=64");
+        assert_eq!(blame_items(other.clone(), "counters", 7, 5, 0.01), other);
     }
 
     #[test]
