@@ -122,12 +122,13 @@ fn markdown(
         GENERATED[..1].to_uppercase() + &GENERATED[1..]
     );
     // The arguments as given, whatever they are (`--out` included), so the
-    // row says exactly what produced this report.
+    // row says exactly what produced this report, quoted where a shell
+    // would split or expand them.
     let command = format!(
         "`{}`",
         ["cargo xtask compare".to_string()]
             .into_iter()
-            .chain(std::env::args().skip(2))
+            .chain(std::env::args().skip(2).map(|arg| shell_word(&arg)))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -425,6 +426,18 @@ fn csv_text(rows: &[Row]) -> String {
     s
 }
 
+/// `arg` as one word of a POSIX shell command: as is when it holds only
+/// characters no shell treats specially, else in single quotes (a quote
+/// inside written `'\''`), so a pasted command gets the same arguments.
+fn shell_word(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./,:=%+@".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -594,5 +607,15 @@ mod tests {
         let (ours, peer) = (row(false, &[3.0]), row(true, &[2.0]));
         assert_eq!(timing_ratio(&ours, &peer, |t| Some(t.hit_ns)), "1.50");
         assert_eq!(timing_ratio(&ours, &peer, |t| t.remove_ns), "–");
+    }
+
+    #[test]
+    fn command_words_are_quoted_where_a_shell_would_split_them() {
+        assert_eq!(shell_word("--fpr"), "--fpr");
+        assert_eq!(shell_word("0.5%,1e-3"), "0.5%,1e-3");
+        assert_eq!(shell_word("/tmp/my report"), "'/tmp/my report'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
     }
 }
