@@ -1,0 +1,255 @@
+//! Every `unsafe` block of the workspace, reached with small tables, so that
+//! Miri can check them:
+//!
+//! ```sh
+//! cargo +nightly miri test -p benches --test unsafe_paths
+//! RUSTFLAGS="-C target-feature=+avx2,+bmi1,+bmi2,+popcnt" \
+//!     cargo +nightly miri test -p benches --test unsafe_paths
+//! ```
+//!
+//! The first run takes the portable kernels. The second makes
+//! `is_x86_feature_detected!` report AVX2 under Miri, so that the AVX2
+//! kernels run on Miri's emulation of the intrinsics.
+//!
+//! Why a file of its own: the crates' own suites query millions of keys,
+//! far too many for Miri (one unit test of the classic filter ran for 15
+//! minutes without finishing). These tests use tables from one block up to just past
+//! the size at which the cuckoo filter starts keeping a table of alternate
+//! offsets, and check every answer that must hold, so that they also mean
+//! something in a plain `cargo test`, where they take well under a second.
+//!
+//! What they reach: `bloom`'s unchecked classic reads and writes, under
+//! both probe sequences, and its AVX2 block probe; `counting-bloom`'s
+//! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
+//! kernels; `cuckoo`'s unaligned bucket windows at every fingerprint width,
+//! with and without the offset table, through evictions, the victim slot
+//! and removes; `xor-filter`'s unchecked slot reads. Not under Miri:
+//! batches over tables of 8 MiB or more, the only ones that prefetch
+//! (`filter-core`'s one `unsafe` block, a hint that reads no memory), since
+//! Miri took over 20 minutes to build such tables; a plain `cargo test`
+//! runs that test.
+
+use std::collections::HashSet;
+
+use bloom::{BlockedBloomFilter, BloomFilter};
+use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
+use cuckoo::{CuckooFilter, Error};
+use filter_core::batch::PREFETCH_MIN_BYTES;
+use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
+
+/// `n` distinct, well-spread 64-bit hashes (`mix64` is a bijection).
+fn hashes(seed: u64, n: usize) -> Vec<u64> {
+    (0..n as u64)
+        .map(|i| filter_core::mix64(seed.wrapping_mul(1 << 32).wrapping_add(i)))
+        .collect()
+}
+
+#[test]
+fn bloom_filters() {
+    // Tables under 64 · 2^k bits probe cubically, larger ones linearly.
+    let mut sequences = HashSet::new();
+    for (bits, k) in [
+        (1, 1),
+        (63, 3),
+        (1000, 7),
+        (4097, 16),
+        (8192, 7),
+        (20_000, 1),
+    ] {
+        let mut f = BloomFilter::with_bits(bits, k).unwrap();
+        sequences.insert(f.probe_sequence());
+        let members = hashes(bits, 100);
+        f.insert_hash_batch(members.iter().copied());
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        let others = hashes(bits + 1, 50);
+        let batched: Vec<bool> = f.contains_hash_batch(others.iter().copied()).collect();
+        let single: Vec<bool> = others.iter().map(|&h| f.contains_hash(h)).collect();
+        assert_eq!(batched, single);
+        assert_eq!(BloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+    assert_eq!(sequences.len(), 2, "{sequences:?}");
+    for blocks in [1, 2, 3, 37] {
+        let mut f = BlockedBloomFilter::with_blocks(blocks).unwrap();
+        let members = hashes(blocks, 150);
+        for &h in &members {
+            f.insert_hash(h);
+        }
+        assert!(
+            members.iter().all(|&h| f.contains_hash(h)),
+            "{blocks} blocks"
+        );
+        assert!(
+            f.contains_hash_batch(members.iter().copied())
+                .all(|hit| hit)
+        );
+        assert_eq!(BlockedBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+}
+
+/// Inserts members twice, removes half of them once and a quarter twice,
+/// and checks counts, lookups and bytes on the way: the same sequence for
+/// both counting layouts.
+macro_rules! exercise_counting {
+    ($filter:expr, $label:expr) => {{
+        let mut f = $filter;
+        let members = hashes($label, 120);
+        for &h in &members {
+            f.insert_hash(h);
+        }
+        f.insert_hash_batch(members.iter().copied());
+        for &h in &members {
+            assert!(f.count_hash(h) >= 2, "{}", $label);
+        }
+        let (gone, half) = members.split_at(30);
+        for &h in gone {
+            assert!(f.remove_hash(h));
+        }
+        assert_eq!(f.remove_hash_batch(gone.iter().copied()), gone.len());
+        // Members never removed are still there, however the counters of
+        // the removed ones overlapped with theirs.
+        assert!(half.iter().all(|&h| f.contains_hash(h)), "{}", $label);
+        assert!(f.contains_hash_batch(half.iter().copied()).all(|hit| hit));
+        let saturating = hashes($label + 1, 1)[0];
+        for _ in 0..20 {
+            f.insert_hash(saturating);
+        }
+        assert_eq!(f.count_hash(saturating), 15);
+        let mut twice = f.clone();
+        twice.merge(&f).unwrap();
+        assert!(half.iter().all(|&h| twice.count_hash(h) >= 2));
+        f
+    }};
+}
+
+#[test]
+fn counting_filters() {
+    // As for the classic Bloom filter, both probe sequences; the AVX2
+    // kernel gathers the counters of linear ones.
+    let mut sequences = HashSet::new();
+    for (counters, k) in [(1, 1), (17, 3), (1000, 7), (4096, 16), (8192, 7), (1000, 3)] {
+        let f = exercise_counting!(
+            CountingBloomFilter::with_counters(counters, k).unwrap(),
+            counters
+        );
+        sequences.insert(f.probe_sequence());
+        assert_eq!(CountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+    assert_eq!(sequences.len(), 2, "{sequences:?}");
+    for (blocks, k) in [(2, 1), (3, 6), (40, 16)] {
+        let f = exercise_counting!(
+            BlockedCountingBloomFilter::with_blocks(blocks, k).unwrap(),
+            blocks
+        );
+        assert_eq!(
+            BlockedCountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(),
+            f
+        );
+    }
+}
+
+#[test]
+fn cuckoo_filters_at_every_width_fill_to_full() {
+    for bits in 4..=16 {
+        // Small enough to fill, so that inserts walk eviction chains and
+        // the last one lands in the victim slot.
+        let mut f = CuckooFilter::with_capacity(60, bits).unwrap();
+        let candidates = hashes(u64::from(bits), 400);
+        let mut members = Vec::new();
+        for &h in &candidates {
+            match f.insert_hash(h) {
+                Ok(()) => members.push(h),
+                Err(Error::Full) => break,
+                Err(e) => panic!("{bits} bits: {e}"),
+            }
+        }
+        assert!(members.len() < candidates.len(), "{bits} bits: never full");
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        // Failed inserts lose nothing.
+        for &h in candidates.iter().rev().take(5) {
+            assert!(f.insert_hash(h).is_err());
+        }
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        let copy = CuckooFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert!(members.iter().all(|&h| copy.contains_hash(h)));
+        let (gone, kept) = members.split_at(members.len() / 2);
+        assert_eq!(f.remove_hash_batch(gone.iter().copied()), gone.len());
+        assert!(kept.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        assert!(f.contains_hash_batch(kept.iter().copied()).all(|hit| hit));
+    }
+}
+
+#[test]
+fn cuckoo_filters_with_a_table_of_alternate_offsets() {
+    // f-bit fingerprints keep 2^f four-byte offsets once the buckets take
+    // 128 times their space: from 8 KiB of buckets at f = 4, 32 KiB at 6.
+    for (items, bits) in [(19_000, 4), (45_000, 6)] {
+        let mut f = CuckooFilter::with_capacity(items, bits).unwrap();
+        let buckets_and_padding = (f.slots() * bits as usize).div_ceil(8) + 7;
+        assert!(
+            f.memory_bytes() > buckets_and_padding,
+            "{bits} bits: no offsets"
+        );
+        let members = hashes(100 + u64::from(bits), 300);
+        f.insert_hash_batch(members.iter().copied()).unwrap();
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        for &h in &members[..100] {
+            assert!(f.remove_hash(h));
+        }
+        assert!(members[100..].iter().all(|&h| f.contains_hash(h)));
+    }
+}
+
+#[test]
+fn static_filters() {
+    for n in [1, 2, 3, 100, 1000] {
+        let keys = hashes(n as u64, n);
+        let xor8 = Xor8::from_hashes(&keys).unwrap();
+        let xor16 = Xor16::from_hashes(&keys).unwrap();
+        let fuse8 = BinaryFuse8::from_hashes(&keys).unwrap();
+        let fuse16 = BinaryFuse16::from_hashes(&keys).unwrap();
+        for &h in &keys {
+            assert!(xor8.contains_hash(h) && xor16.contains_hash(h), "{n} keys");
+            assert!(
+                fuse8.contains_hash(h) && fuse16.contains_hash(h),
+                "{n} keys"
+            );
+        }
+        assert!(
+            fuse8
+                .contains_hash_batch(keys.iter().copied())
+                .all(|hit| hit)
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "building 8 MiB tables took Miri over 20 minutes")]
+fn batches_prefetch_from_tables_of_8_mib() {
+    // Just past the threshold, so that batched operations take their
+    // prefetching path; few keys, since every byte of the table is memory
+    // Miri tracks.
+    let bits = PREFETCH_MIN_BYTES as u64 * 8 + 64;
+    let members = hashes(7, 100);
+    let mut bloom = BloomFilter::with_bits(bits, 7).unwrap();
+    bloom.insert_hash_batch(members.iter().copied());
+    assert!(
+        bloom
+            .contains_hash_batch(members.iter().copied())
+            .all(|hit| hit)
+    );
+    let mut counting = CountingBloomFilter::with_counters(bits / 4, 7).unwrap();
+    counting.insert_hash_batch(members.iter().copied());
+    assert!(
+        counting
+            .contains_hash_batch(members.iter().copied())
+            .all(|hit| hit)
+    );
+    assert_eq!(counting.remove_hash_batch(members.iter().copied()), 100);
+    let mut cuckoo = CuckooFilter::with_capacity(5_000_000, 16).unwrap();
+    cuckoo.insert_hash_batch(members.iter().copied()).unwrap();
+    assert!(
+        cuckoo
+            .contains_hash_batch(members.iter().copied())
+            .all(|hit| hit)
+    );
+}
