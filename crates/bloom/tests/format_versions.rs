@@ -44,8 +44,9 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    // Minor version 1, flag set: a 1.0 reader refuses these bytes.
-    assert_eq!(bytes[6..8], [1, 0]);
+    // Written by the current minor version (2), flag set: a 1.0 reader
+    // refuses these bytes.
+    assert_eq!(bytes[6..8], [2, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES

@@ -56,7 +56,7 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], [1, 0]);
+    assert_eq!(bytes[6..8], [2, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES

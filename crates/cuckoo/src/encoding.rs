@@ -4,13 +4,13 @@
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FLAG_MIXED_OFFSETS, FilterKind};
 use filter_core::{Error, HasherProbe};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
-use crate::table::{SLOTS, Table};
+use crate::table::{Offsets, SLOTS, Table};
 
 impl<S: BuildHasher> CuckooFilter<S> {
     /// The filter as bytes: parameters, item count, victim slot, eviction
@@ -18,10 +18,15 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// answers, inserts and evicts exactly as this one would.
     pub fn to_bytes(&self) -> Vec<u8> {
         let table = self.table.bytes();
-        let mut w = ByteWriter::new(
+        let flags = match self.table.offsets() {
+            Offsets::Mixed => FLAG_MIXED_OFFSETS,
+            Offsets::Golden => 0,
+        };
+        let mut w = ByteWriter::with_flags(
             FilterKind::Cuckoo,
             &HasherProbe::of(&self.hasher),
             56 + table.len(),
+            flags,
         );
         w.u8(self.table.fingerprint_bits() as u8);
         w.u64(self.table.buckets() as u64);
@@ -45,7 +50,19 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// that differs from the occupied slots, a victim outside the table or
     /// beside a free slot of its own buckets.
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        let mut r = ByteReader::open(bytes, FilterKind::Cuckoo, &HasherProbe::of(&hasher))?;
+        let (mut r, flags) = ByteReader::open_with_flags(
+            bytes,
+            FilterKind::Cuckoo,
+            &HasherProbe::of(&hasher),
+            FLAG_MIXED_OFFSETS,
+        )?;
+        // Bytes without the flag (format 1.0 and 1.1) keep the offsets they
+        // were built with.
+        let offsets = if flags & FLAG_MIXED_OFFSETS != 0 {
+            Offsets::Mixed
+        } else {
+            Offsets::Golden
+        };
         let bits = u32::from(r.u8("fingerprint_bits")?);
         check_fingerprint_bits(bits).map_err(|_| {
             Error::corrupt(format_args!("fingerprint_bits is {bits}, not in 4..=16"))
@@ -87,7 +104,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
             )));
         }
         r.finish()?;
-        let table = Table::from_bytes(table, buckets, bits);
+        let table = Table::from_bytes_with(table, buckets, bits, offsets);
         if !table.padding_is_clear() {
             return Err(Error::corrupt("table has bits set past its last bucket"));
         }

@@ -37,9 +37,55 @@ pub(crate) const MAX_FINGERPRINT_BITS: u32 = 16;
 /// Bytes after the last bucket, so that every bucket can be read as 8 bytes.
 pub(crate) const PADDING_BYTES: usize = 7;
 
-/// An odd multiplier (the 64-bit golden ratio) that spreads a fingerprint's
-/// few bits over the high bits that [`filter_core::reduce`] keeps.
+/// The high half of a 64-bit word.
+const HIGH_HALF: u64 = 0xFFFF_FFFF_0000_0000;
+
+/// The high halves of `mix64(fp)` for the fingerprints of up to
+/// [`OFFSET_TABLE_MAX_BITS`] bits, built at compile time and shared by every
+/// filter: [`Offsets::Mixed`] without the two multiplications and three
+/// xor-shifts of `mix64` on the path to a small table's second bucket.
+/// Computed, they made lookups at 100,000 keys (no kept offsets) about a
+/// third slower than the golden-ratio offsets in `cargo xtask compare`;
+/// read from this table, about a tenth (three alternating pairs on a noisy
+/// machine, against each run's memory floor). 16 KiB of the binary, of
+/// which a filter reads `4 · 2^f` bytes. Tables large enough keep their
+/// offsets themselves ([`Table::offset_table`]).
+static SCRAMBLED: [u32; 1 << OFFSET_TABLE_MAX_BITS] = {
+    let mut high = [0u32; 1 << OFFSET_TABLE_MAX_BITS];
+    let mut fp = 0;
+    while fp < high.len() {
+        // Truncation intended: the high half.
+        high[fp] = (filter_core::mix64(fp as u64) >> 32) as u32;
+        fp += 1;
+    }
+    high
+};
+
+/// The multiplier (the 64-bit golden ratio) of [`Offsets::Golden`].
 const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// How a fingerprint's alternate offset (`c` of [`Table::alt`]) is derived
+/// from it: part of the format, so bytes keep the rule they were built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Offsets {
+    /// `reduce(h, m') | 1` with `h` the high half of `mix64(fp)` (low 32
+    /// bits 0): every new table (format 1.2, header flag
+    /// `FLAG_MIXED_OFFSETS`).
+    Mixed,
+    /// `reduce(fp · φ, m') | 1`: tables loaded from format 1.0 and 1.1 bytes.
+    ///
+    /// Why new tables no longer use it: `fp · φ` for consecutive
+    /// fingerprints is an arithmetic progression, so the offsets are nearly
+    /// evenly spaced, and the moves an item can make (from bucket `i` to
+    /// `c − i`, and on by differences of two offsets) come in far fewer
+    /// distinct steps than random offsets give. With 4 to 6 bits (15 to 63
+    /// offsets) inserts met `Full` well before the target load at some
+    /// table sizes: `with_capacity(5_000_000, 6)` at 98 % of its items
+    /// (load 0.91 of 0.93) for every key set tried, `with_capacity(479_000,
+    /// 4)` as early as 88 % for 7 key sets of 16. With mixed offsets neither
+    /// failed (`tests/fill.rs`).
+    Golden,
+}
 
 /// The widest fingerprint whose alternate offsets are kept in a table
 /// ([`Table::alt`]): 2^12 offsets of 4 bytes are 16 KiB, a third of the
@@ -94,10 +140,12 @@ pub(crate) struct Table {
     lanes_low: u64,
     /// The highest bit of every lane set.
     lanes_high: u64,
+    /// How [`alt`](Self::alt)'s `c` is derived from a fingerprint.
+    offsets: Offsets,
     /// The alternate offset ([`alt`](Self::alt)'s `c`) of every fingerprint
     /// value `0..2^f`, or empty: kept only for tables large enough (see
-    /// [`offset_table`](Self::offset_table)). A function of `buckets` and
-    /// `fingerprint_bits` alone, so never serialized.
+    /// [`offset_table`](Self::offset_table)). A function of `buckets`,
+    /// `fingerprint_bits` and `offsets` alone, so never serialized.
     alt_offsets: Box<[u32]>,
 }
 
@@ -119,6 +167,21 @@ impl Table {
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
+        Table::from_bytes_with(bytes, buckets, fingerprint_bits, Offsets::Mixed)
+    }
+
+    /// As [`from_bytes`](Self::from_bytes), with the offset rule the bytes
+    /// were built with.
+    ///
+    /// # Panics
+    ///
+    /// As [`from_bytes`](Self::from_bytes).
+    pub(crate) fn from_bytes_with(
+        bytes: Vec<u8>,
+        buckets: usize,
+        fingerprint_bits: u32,
+        offsets: Offsets,
+    ) -> Table {
         assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
         assert!(buckets >= 1);
         assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
@@ -142,6 +205,7 @@ impl Table {
             fingerprint_mask: (1u64 << f) - 1,
             lanes_low,
             lanes_high: lanes_low << (f - 1),
+            offsets,
             alt_offsets: Box::default(),
             bytes,
         };
@@ -170,8 +234,19 @@ impl Table {
     /// [`alt`](Self::alt)'s `c` for `fingerprint`, computed.
     #[inline]
     fn alt_offset(&self, fingerprint: u64) -> usize {
-        filter_core::reduce(fingerprint.wrapping_mul(ALT_MULTIPLIER), self.even_buckets)
-            | self.odd_bit
+        let scrambled = match self.offsets {
+            Offsets::Mixed => match SCRAMBLED.get(fingerprint as usize) {
+                Some(&high) => u64::from(high) << 32,
+                None => filter_core::mix64(fingerprint) & HIGH_HALF,
+            },
+            Offsets::Golden => fingerprint.wrapping_mul(ALT_MULTIPLIER),
+        };
+        filter_core::reduce(scrambled, self.even_buckets) | self.odd_bit
+    }
+
+    /// How this table derives alternate offsets (stored in its bytes' header).
+    pub(crate) fn offsets(&self) -> Offsets {
+        self.offsets
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
@@ -286,8 +361,10 @@ impl Table {
 
     /// The other bucket of a fingerprint in `bucket < m`, itself `< m`
     /// (lookups rely on this to read without bounds checks): `(c − bucket) mod m`,
-    /// with an odd offset `c = reduce(fingerprint · φ, m') | 1 < m` (`m'` the
-    /// largest even number ≤ `m`; `c = 0` when `m = 1`).
+    /// with an odd offset `c = reduce(h, m') | 1 < m`, `h` the high half of
+    /// `mix64(fingerprint)` (`m'` the largest even number ≤ `m`; `c = 0`
+    /// when `m = 1`; `h = fingerprint · φ` for tables of older bytes, see
+    /// [`Offsets`]).
     ///
     /// An involution for every `m`, because `c` depends on the fingerprint
     /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
@@ -873,20 +950,33 @@ mod tests {
     fn kept_alternate_offsets_are_the_formats() {
         // 100,000 buckets of 8-bit fingerprints: 400 KB of buckets, far more
         // than 128 × 1 KiB of offsets, so the table keeps them. Each kept
-        // offset must be the format's `reduce(fp · φ, m') | 1` (written out
-        // here, not taken from the code that fills the table).
-        for (buckets, bits) in [(100_000, 8), (100_001, 8), (131_073, 10), (2_000_000, 12)] {
-            let t = table(buckets, bits);
-            assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
-            for fp in 0..1u64 << bits {
-                let even = buckets & !1;
-                let format = ((u128::from(fp.wrapping_mul(0x9E37_79B9_7F4A_7C15)) * even as u128)
-                    >> 64) as usize
-                    | 1;
-                assert_eq!(
-                    t.alt_offsets[fp as usize] as usize, format,
-                    "m {buckets} fp {fp}"
-                );
+        // offset must be the format's `reduce(s(fp), m') | 1`, written out
+        // here, not taken from the code that fills the table: s is the high
+        // half of SplitMix64's finalizer for new tables (format 1.2), the
+        // golden ratio multiple for tables of 1.0 and 1.1 bytes.
+        let splitmix = |x: u64| {
+            let z = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) & 0xFFFF_FFFF_0000_0000
+        };
+        let golden = |x: u64| x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let rules: [(Offsets, &dyn Fn(u64) -> u64); 2] =
+            [(Offsets::Mixed, &splitmix), (Offsets::Golden, &golden)];
+        for (offsets, scramble) in rules {
+            for (buckets, bits) in [(100_000, 8), (100_001, 8), (131_073, 10), (2_000_000, 12)] {
+                let bytes = vec![0; bytes_for(buckets, bits).unwrap()];
+                let t = Table::from_bytes_with(bytes, buckets, bits, offsets);
+                assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
+                for fp in 0..1u64 << bits {
+                    let even = buckets & !1;
+                    let format = ((u128::from(scramble(fp)) * even as u128) >> 64) as usize | 1;
+                    assert_eq!(
+                        t.alt_offsets[fp as usize] as usize, format,
+                        "{offsets:?} m {buckets} fp {fp}"
+                    );
+                    // Computed, as tables without kept offsets do: the same.
+                    assert_eq!(t.alt_offset(fp), format, "{offsets:?} m {buckets} fp {fp}");
+                }
             }
         }
     }

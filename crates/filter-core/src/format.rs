@@ -4,9 +4,10 @@
 //! offset  size  field
 //! 0       4     magic, the ASCII bytes "MFLT"
 //! 4       2     format major version (u16), currently 1
-//! 6       2     format minor version (u16), currently 1
+//! 6       2     format minor version (u16), currently 2
 //! 8       2     filter kind (u16, see FilterKind)
-//! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1); others are 0
+//! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1), bit 1
+//!                    FLAG_MIXED_OFFSETS (1.2); others are 0
 //! 12      32    hasher probe: 4 × u64, the hashes of fixed keys under the filter's hasher
 //! 44      ...   body: the filter's parameters, then its tables (layout per filter kind)
 //! end-8   8     checksum: XXH64 (seed 0) of every byte before it
@@ -36,7 +37,8 @@ pub const FORMAT_MAJOR: u16 = 1;
 /// - 1.1: adds [`FLAG_CUBIC_PROBES`]. A 1.0 reader refuses bytes that set it
 ///   (it refuses every flag it does not know), and loads every other 1.1
 ///   byte string as before.
-pub const FORMAT_MINOR: u16 = 1;
+/// - 1.2: adds [`FLAG_MIXED_OFFSETS`], likewise.
+pub const FORMAT_MINOR: u16 = 2;
 /// Header flag, bit 0 (format 1.1): the filter's positions follow
 /// [`ProbeSequence::Cubic`](crate::ProbeSequence::Cubic) rather than the
 /// linear sequence of format 1.0. Only [`FilterKind::Bloom`] and
@@ -48,6 +50,19 @@ pub const FORMAT_MINOR: u16 = 1;
 /// bytes instead of reading them with the wrong positions (a false
 /// negative for most members).
 pub const FLAG_CUBIC_PROBES: u16 = 1;
+/// Header flag, bit 1 (format 1.2): the cuckoo filter's alternate buckets
+/// take their offset from the high half of [`mix64`](crate::mix64) of the
+/// fingerprint rather than from the fingerprint times the golden ratio, as
+/// in 1.0 and 1.1.
+/// Only [`FilterKind::Cuckoo`] may set it.
+///
+/// Why: the golden-ratio offsets of consecutive fingerprints are nearly
+/// evenly spaced, so with few fingerprint values (4 to 6 bits) the buckets
+/// an item can move between form far fewer distinct paths than random
+/// offsets give, and at some table sizes inserts met `Full` well before
+/// the load they were sized for. As for [`FLAG_CUBIC_PROBES`], a flag keeps
+/// older bytes loading with the buckets they were built with.
+pub const FLAG_MIXED_OFFSETS: u16 = 2;
 /// Bytes before the body: magic, versions, kind, flags, probe.
 pub const HEADER_BYTES: usize = 44;
 /// Bytes after the body: the checksum.
@@ -295,6 +310,12 @@ impl<'a> ByteReader<'a> {
         if minor == 0 && flags != 0 {
             return Err(Error::corrupt(format_args!(
                 "flags {flags:#06x} in format version {major}.0, which has no flags"
+            )));
+        }
+        // Likewise for a flag newer than the version the bytes claim.
+        if minor == 1 && flags & FLAG_MIXED_OFFSETS != 0 {
+            return Err(Error::corrupt(format_args!(
+                "flag {FLAG_MIXED_OFFSETS:#06x} in format version {major}.1, which predates it"
             )));
         }
         let mut stored_probe = [0u64; 4];
@@ -678,6 +699,25 @@ mod tests {
             ByteReader::open_with_flags(&plain, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
                 .unwrap();
         assert_eq!(flags, 0);
+        // A 1.2 flag in bytes that claim 1.1 is refused even where the kind
+        // knows it; claiming 1.2 it loads.
+        let mut w = ByteWriter::with_flags(FilterKind::Cuckoo, &probe, 8, FLAG_MIXED_OFFSETS);
+        w.u64(7);
+        let mut mixed = w.finish();
+        let (_, flags) =
+            ByteReader::open_with_flags(&mixed, FilterKind::Cuckoo, &probe, FLAG_MIXED_OFFSETS)
+                .unwrap();
+        assert_eq!(flags, FLAG_MIXED_OFFSETS);
+        mixed[6] = 1;
+        reseal(&mut mixed);
+        let err =
+            ByteReader::open_with_flags(&mixed, FilterKind::Cuckoo, &probe, FLAG_MIXED_OFFSETS)
+                .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("flag 0x0002 in format version 1.1, which predates it"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -698,7 +738,7 @@ mod tests {
         v2[4] = 2;
         reseal(&mut v2);
         let err = ByteReader::open(&v2, FilterKind::Bloom, &probe).unwrap_err();
-        assert!(err.to_string().contains("format version 2.1"), "{err}");
+        assert!(err.to_string().contains("format version 2.2"), "{err}");
         let mut flagged = b.clone();
         flagged[10] = 1;
         reseal(&mut flagged);

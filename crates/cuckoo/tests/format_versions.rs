@@ -1,0 +1,58 @@
+//! Bytes of every format version keep loading with the buckets they were
+//! built with.
+
+use cuckoo::CuckooFilter;
+use filter_core::format::{FLAG_MIXED_OFFSETS, reseal};
+use filter_core::testing::stable_hasher::StableHasher;
+
+/// Written by the format 1.1 code (commit b4ad125): `with_fpr(100, 0.01)`
+/// (38 buckets, 10-bit fingerprints) under `StableHasher`, holding "key-0"
+/// to "key-99". Format 1.1 derived alternate offsets from the fingerprint
+/// times the golden ratio.
+const FORMAT_1_1: &[u8] = include_bytes!("data/cuckoo-1.1-fnv-100.bin");
+
+fn members() -> impl Iterator<Item = String> {
+    (0..100).map(|i| format!("key-{i}"))
+}
+
+#[test]
+fn format_1_1_bytes_load_with_their_offsets() {
+    assert_eq!(FORMAT_1_1[6..8], [1, 0], "the fixture is format 1.1");
+    let filter = CuckooFilter::from_bytes_with_hasher(FORMAT_1_1, StableHasher::default()).unwrap();
+    assert_eq!((filter.slots(), filter.fingerprint_bits()), (152, 10));
+    assert!(members().all(|k| filter.contains(&k)));
+    // Written again, the filter keeps its offsets (and so its flag).
+    let bytes = filter.to_bytes();
+    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+    let again = CuckooFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
+    assert!(members().all(|k| again.contains(&k)));
+    // Read with mixed offsets, the members that sit in their second bucket
+    // would be missing: the flag is what keeps them.
+    let mut misread = FORMAT_1_1.to_vec();
+    misread[6] = 2; // the flag is new in 1.2
+    misread[10] = FLAG_MIXED_OFFSETS as u8;
+    reseal(&mut misread);
+    let misread = CuckooFilter::from_bytes_with_hasher(&misread, StableHasher::default());
+    let found = misread.map_or(0, |f| members().filter(|k| f.contains(k)).count());
+    assert!(found < 100, "{found}");
+}
+
+#[test]
+fn new_filters_are_flagged_and_older_versions_may_not_claim_the_flag() {
+    let mut new = CuckooFilter::with_fpr_and_hasher(100, 0.01, StableHasher::default()).unwrap();
+    members().for_each(|k| new.insert(&k).unwrap());
+    let bytes = new.to_bytes();
+    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_MIXED_OFFSETS
+    );
+    let loaded = CuckooFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
+    assert!(members().all(|k| loaded.contains(&k)));
+    // The same bytes claiming 1.1, which had no such flag, are refused.
+    let mut forged = bytes.clone();
+    forged[6] = 1;
+    reseal(&mut forged);
+    let err = CuckooFilter::from_bytes_with_hasher(&forged, StableHasher::default()).unwrap_err();
+    assert!(err.to_string().contains("predates it"), "{err}");
+}
