@@ -272,7 +272,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         if self.blocks.len() != other.blocks.len() {
             return Err(Error::incompatible("bits", self.bits(), other.bits()));
         }
-        if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
+        if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
         }
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {

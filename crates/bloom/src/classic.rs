@@ -372,7 +372,7 @@ impl<S: BuildHasher> BloomFilter<S> {
                 format_args!("{:?}", other.sequence),
             ));
         }
-        if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
+        if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
         }
         Ok(())

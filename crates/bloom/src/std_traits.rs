@@ -38,9 +38,10 @@ impl<S> fmt::Debug for BlockedBloomFilter<S> {
 }
 
 /// Two filters are equal when they have the same bit and hash counts, the
-/// same probe sequence and the same bits, and their hashers hash the probe
-/// keys alike (the check [`from_bytes`](BloomFilter::from_bytes) makes):
-/// exactly when their [`to_bytes`](BloomFilter::to_bytes) are equal. Equal
+/// same probe sequence and the same bits, and their hashers hash alike
+/// ([`HasherProbe::same`], which asks integer keys only, so hashers for
+/// integers alone compare too): then their
+/// [`to_bytes`](BloomFilter::to_bytes) are equal as well. Equal
 /// filters answer every query alike and stay equal under the same inserts.
 impl<S: BuildHasher> PartialEq for BloomFilter<S> {
     fn eq(&self, other: &Self) -> bool {
@@ -50,20 +51,19 @@ impl<S: BuildHasher> PartialEq for BloomFilter<S> {
             && self.hashes == other.hashes
             && self.sequence == other.sequence
             && self.bits.as_slice() == other.bits.as_slice()
-            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 
 impl<S: BuildHasher> Eq for BloomFilter<S> {}
 
 /// Two filters are equal when they have the same blocks and their hashers
-/// hash the probe keys alike: exactly when their
-/// [`to_bytes`](BlockedBloomFilter::to_bytes) are equal. The lookup kernel
+/// hash alike ([`HasherProbe::same`]): then their
+/// [`to_bytes`](BlockedBloomFilter::to_bytes) are equal as well. The lookup kernel
 /// (AVX2 or portable) is not compared: both set and read the same bits.
 impl<S: BuildHasher> PartialEq for BlockedBloomFilter<S> {
     fn eq(&self, other: &Self) -> bool {
-        self.blocks == other.blocks
-            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+        self.blocks == other.blocks && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 

@@ -358,7 +358,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         if self.hashes != other.hashes {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
         }
-        if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
+        if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
         }
         let mut saturated = 0;

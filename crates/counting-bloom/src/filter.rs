@@ -484,7 +484,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 format_args!("{:?}", other.sequence),
             ));
         }
-        if HasherProbe::of(&self.hasher) != HasherProbe::of(&other.hasher) {
+        if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
         }
         let mut saturated = 0;

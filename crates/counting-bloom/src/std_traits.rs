@@ -38,9 +38,9 @@ impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
 
 /// Two filters are equal when they have the same counter and hash counts,
 /// the same probe sequence and the same counters, and their hashers hash
-/// the probe keys alike (the check [`from_bytes`](CountingBloomFilter::from_bytes)
-/// makes): exactly when their [`to_bytes`](CountingBloomFilter::to_bytes)
-/// are equal. The saturated-counter count follows from the counters, so it
+/// alike ([`HasherProbe::same`], which asks integer keys only, so hashers
+/// for integers alone compare too): then their
+/// [`to_bytes`](CountingBloomFilter::to_bytes) are equal as well. The saturated-counter count follows from the counters, so it
 /// needs no comparison. Equal filters answer every query (and
 /// [`count`](CountingBloomFilter::count)) alike and stay equal under the
 /// same operations.
@@ -50,22 +50,22 @@ impl<S: BuildHasher> PartialEq for CountingBloomFilter<S> {
             && self.hashes == other.hashes
             && self.sequence == other.sequence
             && self.table == other.table
-            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 
 impl<S: BuildHasher> Eq for CountingBloomFilter<S> {}
 
 /// Two filters are equal when they have the same hash count and the same
-/// blocks, and their hashers hash the probe keys alike: exactly when their
-/// [`to_bytes`](BlockedCountingBloomFilter::to_bytes) are equal. The
+/// blocks, and their hashers hash alike ([`HasherProbe::same`]): then their
+/// [`to_bytes`](BlockedCountingBloomFilter::to_bytes) are equal as well. The
 /// saturated-counter count follows from the blocks and the kernel (AVX2 or
 /// portable) computes the same counters, so neither is compared.
 impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
     fn eq(&self, other: &Self) -> bool {
         self.hashes == other.hashes
             && self.blocks == other.blocks
-            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 

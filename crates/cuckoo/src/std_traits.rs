@@ -23,9 +23,10 @@ impl<S> fmt::Debug for CuckooFilter<S> {
 }
 
 /// Two filters are equal when they hold the same table, item count, victim
-/// slot and eviction generator state, and their hashers hash the probe keys
-/// alike (the check [`from_bytes`](CuckooFilter::from_bytes) makes): exactly
-/// when their [`to_bytes`](CuckooFilter::to_bytes) are equal. Equal filters
+/// slot and eviction generator state, and their hashers hash alike
+/// ([`HasherProbe::same`], which asks integer keys only, so hashers for
+/// integers alone compare too): then their
+/// [`to_bytes`](CuckooFilter::to_bytes) are equal as well. Equal filters
 /// answer every query alike and stay equal under the same operations.
 impl<S: BuildHasher> PartialEq for CuckooFilter<S> {
     fn eq(&self, other: &Self) -> bool {
@@ -33,7 +34,7 @@ impl<S: BuildHasher> PartialEq for CuckooFilter<S> {
             && self.victim == other.victim
             && self.rng.state() == other.rng.state()
             && self.table == other.table
-            && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 

@@ -140,15 +140,37 @@ pub struct HasherProbe(pub [u64; 4]);
 
 impl HasherProbe {
     /// Hashes the probe keys under `hasher`.
+    ///
+    /// # Panics
+    ///
+    /// If `hasher` panics on a string or a byte slice, as hashers written
+    /// for integer keys alone may (nohash-hasher's does); serializing a
+    /// filter needs one that hashes them.
     pub fn of<S: BuildHasher>(hasher: &S) -> Self {
         HasherProbe([
-            hasher.hash_one(0u64),
-            hasher.hash_one(0x0123_4567_89AB_CDEF_u64),
+            hasher.hash_one(INTEGER_PROBES[0]),
+            hasher.hash_one(INTEGER_PROBES[1]),
             hasher.hash_one("filter-core hasher probe"),
             hasher.hash_one(&[0xA5u8; 37][..]),
         ])
     }
+
+    /// Whether `a` and `b` hash alike, for filters held in memory together
+    /// (`union`, `intersect`, `merge`, `==`): compares the hashes of the
+    /// integer probe keys only. Both hashers are of one type in one program,
+    /// so what can tell them apart is their state (a seed), which integer
+    /// keys show as well as strings do; and hashers that take integers only
+    /// (identity hashers for `u64` keys, which panic on strings) can be
+    /// compared.
+    pub fn same<S: BuildHasher>(a: &S, b: &S) -> bool {
+        INTEGER_PROBES
+            .iter()
+            .all(|&key| a.hash_one(key) == b.hash_one(key))
+    }
 }
+
+/// The integer keys of [`HasherProbe`].
+const INTEGER_PROBES: [u64; 2] = [0, 0x0123_4567_89AB_CDEF];
 
 #[cfg(test)]
 mod tests {
@@ -172,6 +194,29 @@ mod tests {
         assert_ne!(d, s1);
         assert_ne!(s1, s2);
         assert_eq!(s1, HasherProbe::of(&DefaultHashBuilder::with_seed(1)));
+    }
+
+    #[test]
+    fn hashers_compare_by_integer_keys_alone() {
+        let a = DefaultHashBuilder::with_seed(1);
+        assert!(HasherProbe::same(&a, &DefaultHashBuilder::with_seed(1)));
+        assert!(!HasherProbe::same(&a, &DefaultHashBuilder::with_seed(2)));
+        // An identity hasher that refuses anything but integers.
+        #[derive(Clone, Default)]
+        struct Identity(u64);
+        impl std::hash::Hasher for Identity {
+            fn finish(&self) -> u64 {
+                self.0
+            }
+            fn write(&mut self, _: &[u8]) {
+                panic!("integers only");
+            }
+            fn write_u64(&mut self, x: u64) {
+                self.0 = x;
+            }
+        }
+        let identity = std::hash::BuildHasherDefault::<Identity>::default();
+        assert!(HasherProbe::same(&identity, &identity.clone()));
     }
 
     #[test]

@@ -166,13 +166,13 @@ macro_rules! static_filter_api {
         }
 
         /// Two filters are equal when they hold the same table (layout,
-        /// seed, key count and fingerprints) and their hashers hash the probe
-        /// keys alike (the check `from_bytes` makes): exactly when their
-        /// `to_bytes` are equal. Equal filters answer every query alike.
+        /// seed, key count and fingerprints) and their hashers hash alike
+        /// (`HasherProbe::same`, which asks integer keys only, so hashers for
+        /// integers alone compare too): then their `to_bytes` are equal as
+        /// well. Equal filters answer every query alike.
         impl<F: Fingerprint, S: BuildHasher> PartialEq for $name<F, S> {
             fn eq(&self, other: &Self) -> bool {
-                self.table == other.table
-                    && HasherProbe::of(&self.hasher) == HasherProbe::of(&other.hasher)
+                self.table == other.table && HasherProbe::same(&self.hasher, &other.hasher)
             }
         }
 
