@@ -142,7 +142,7 @@ impl CuckooFilter<DefaultHashBuilder> {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] for `expected_items == 0`, an `fpr` outside
-    /// (0, 1), an `fpr` below 8 / 2^16 ≈ 0.000122 (wider than 16-bit
+    /// (0, 1), an `fpr` below 8 / 2^16 = 0.0001220703125 (wider than 16-bit
     /// fingerprints), or a table too large to allocate.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
         Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
@@ -204,7 +204,7 @@ pub(crate) fn fingerprint_bits_for(fpr: f64) -> Result<u32, Error> {
         return Err(Error::invalid(
             "fpr",
             fpr,
-            "at least 8 / 2^16 ≈ 0.000122 (the 16-bit fingerprint limit)",
+            "at least 8 / 2^16 = 0.0001220703125 (the 16-bit fingerprint limit)",
         ));
     }
     Ok(bits.max(MIN_FINGERPRINT_BITS))

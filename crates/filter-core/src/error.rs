@@ -56,13 +56,16 @@ pub enum Error {
 
     /// The bytes were written by a filter whose hasher hashes differently from
     /// the one given to load them (another ahash version or CPU target, another
-    /// seed, another `BuildHasher`).
+    /// seed, another `BuildHasher`), or two filters to combine (`union`,
+    /// `intersect`, `merge`) have hashers that hash differently.
     ///
-    /// Loading anyway would answer `false` for items that were inserted, so it is
-    /// refused. Use the same hasher, or rebuild the filter from its keys.
+    /// Loading or combining anyway would answer `false` for items that were
+    /// inserted, so it is refused. Use the same hasher, or rebuild the filter
+    /// from its keys.
     #[error(
         "hasher mismatch: the filter was built with a hasher that hashes differently from this one; \
-         loading it would give false negatives"
+         loading it under this one, or combining it with a filter built under this one, \
+         would give false negatives"
     )]
     HasherMismatch,
 

@@ -283,7 +283,7 @@ impl<'a> ByteReader<'a> {
         let expected_sum = header_u64(stored_sum);
         if checksum(content) != expected_sum {
             return Err(Error::corrupt(
-                "checksum mismatch: the bytes were altered or truncated",
+                "checksum mismatch: the bytes were altered, truncated or extended",
             ));
         }
         let stored_kind = header.u16("filter kind")?;

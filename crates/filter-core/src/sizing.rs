@@ -292,7 +292,8 @@ fn too_many_hashes(fpr: f64, hashes: u32, limit: u32) -> Error {
         fpr,
         format_args!(
             "large enough that the optimal hash count is at most {limit} \
-             (it would be {hashes}; about {smallest:.1e} is the smallest such rate)"
+             (it would be {hashes}; about {smallest:.1e} is the smallest such rate \
+             at large counts, somewhat more for a handful of items)"
         ),
     )
 }

@@ -26,7 +26,8 @@ macro_rules! static_filter_api {
             }
 
             /// Builds the filter from pre-hashed keys: each `u64` is a key's
-            /// hash, to be queried with [`contains_hash`](Self::contains_hash).
+            /// hash, to be queried with [`contains_hash`](Self::contains_hash)
+            /// (`contains` hashes its key first, so it would not find them).
             /// The filter mixes the hashes itself, so sequential ids work.
             ///
             /// # Errors
