@@ -93,14 +93,16 @@
 //!   `(c(fp) − i) mod m`, an involution for every `m`, computed with one
 //!   conditional add instead of a division. The paper's `i XOR h(fp)` needs
 //!   `m` a power of two, which wastes up to half the memory. The offset
-//!   `c(fp)` comes from SplitMix64's finalizer of the fingerprint: offsets
-//!   from one multiply by the golden ratio (format 1.1) are nearly evenly
-//!   spaced for consecutive fingerprints, and with 4 to 6 bits they made
-//!   inserts meet `Full` early at some table sizes. Large tables with
-//!   fingerprints of up to 12 bits keep `c(fp)` for every fingerprint
-//!   (4 KiB at 10 bits, at most 1/128 of the filter), which takes its
-//!   multiplications off the path to the second bucket: lookups and removes
-//!   at 1M keys about 5 % faster, measured in `cargo xtask compare`.
+//!   `c(fp)` is the fingerprint times the golden ratio, reduced; for 4- to
+//!   6-bit fingerprints it is SplitMix64's finalizer of it instead, because
+//!   golden-ratio offsets of consecutive fingerprints are nearly evenly
+//!   spaced, and with so few of them inserts met `Full` early at some table
+//!   sizes. Large tables with fingerprints of up to 12 bits, and every table
+//!   of 4 to 6 bits, keep `c(fp)` for every fingerprint (4 KiB at 10 bits,
+//!   at most 1/128 of a large filter; 256 bytes at most for narrow ones),
+//!   which takes its multiplications off the path to the second bucket:
+//!   lookups and removes at 1M keys about 5 % faster, measured in `cargo
+//!   xtask compare`.
 //! - **Mixing that survives structured hashes, kept off the critical
 //!   path.** Pre-hashed keys (`insert_hash`) are often sequential or shifted
 //!   ids, so the hash goes through SplitMix64's finalizer (without its last

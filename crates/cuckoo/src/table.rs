@@ -37,29 +37,9 @@ pub(crate) const MAX_FINGERPRINT_BITS: u32 = 16;
 /// Bytes after the last bucket, so that every bucket can be read as 8 bytes.
 pub(crate) const PADDING_BYTES: usize = 7;
 
-/// The high half of a 64-bit word.
-const HIGH_HALF: u64 = 0xFFFF_FFFF_0000_0000;
-
-/// The high halves of `mix64(fp)` for the fingerprints of up to
-/// [`OFFSET_TABLE_MAX_BITS`] bits, built at compile time and shared by every
-/// filter: [`Offsets::Mixed`] without the two multiplications and three
-/// xor-shifts of `mix64` on the path to a small table's second bucket.
-/// Computed, they made lookups at 100,000 keys (no kept offsets) about a
-/// third slower than the golden-ratio offsets in `cargo xtask compare`;
-/// read from this table, about a tenth (three alternating pairs on a noisy
-/// machine, against each run's memory floor). 16 KiB of the binary, of
-/// which a filter reads `4 · 2^f` bytes. Tables large enough keep their
-/// offsets themselves ([`Table::offset_table`]).
-static SCRAMBLED: [u32; 1 << OFFSET_TABLE_MAX_BITS] = {
-    let mut high = [0u32; 1 << OFFSET_TABLE_MAX_BITS];
-    let mut fp = 0;
-    while fp < high.len() {
-        // Truncation intended: the high half.
-        high[fp] = (filter_core::mix64(fp as u64) >> 32) as u32;
-        fp += 1;
-    }
-    high
-};
+/// The widest fingerprint whose new tables use [`Offsets::Mixed`], and so
+/// always keep their offsets (at most 64, 256 bytes).
+pub(crate) const MIXED_MAX_BITS: u32 = 6;
 
 /// The multiplier (the 64-bit golden ratio) of [`Offsets::Golden`].
 const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -68,22 +48,31 @@ const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 /// from it: part of the format, so bytes keep the rule they were built with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Offsets {
-    /// `reduce(h, m') | 1` with `h` the high half of `mix64(fp)` (low 32
-    /// bits 0): every new table (format 1.2, header flag
-    /// `FLAG_MIXED_OFFSETS`).
-    Mixed,
-    /// `reduce(fp · φ, m') | 1`: tables loaded from format 1.0 and 1.1 bytes.
+    /// `reduce(mix64(fp), m') | 1`: new tables of fingerprints of up to
+    /// [`MIXED_MAX_BITS`] bits (format 1.2, header flag `FLAG_MIXED_OFFSETS`).
+    /// Such tables always keep their offsets, so no lookup computes `mix64`.
     ///
-    /// Why new tables no longer use it: `fp · φ` for consecutive
-    /// fingerprints is an arithmetic progression, so the offsets are nearly
-    /// evenly spaced, and the moves an item can make (from bucket `i` to
-    /// `c − i`, and on by differences of two offsets) come in far fewer
-    /// distinct steps than random offsets give. With 4 to 6 bits (15 to 63
-    /// offsets) inserts met `Full` well before the target load at some
-    /// table sizes: `with_capacity(5_000_000, 6)` at 98 % of its items
-    /// (load 0.91 of 0.93) for every key set tried, `with_capacity(479_000,
-    /// 4)` as early as 88 % for 7 key sets of 16. With mixed offsets neither
-    /// failed (`tests/fill.rs`).
+    /// Why: `fp · φ` for consecutive fingerprints is an arithmetic
+    /// progression, so golden-ratio offsets are nearly evenly spaced, and the
+    /// moves an item can make (from bucket `i` to `c − i`, and on by
+    /// differences of two offsets) come in far fewer distinct steps than
+    /// random offsets give. With 4 to 6 bits (15 to 63 offsets) inserts met
+    /// `Full` well before the target load at some table sizes:
+    /// `with_capacity(5_000_000, 6)` at 98 % of its items (load 0.91 of
+    /// 0.93) for every key set tried, `with_capacity(479_000, 4)` as early as
+    /// 88 % for 7 key sets of 16. With mixed offsets neither failed
+    /// (`tests/fill.rs`).
+    Mixed,
+    /// `reduce(fp · φ, m') | 1`: new tables of wider fingerprints, and
+    /// tables loaded from format 1.0 and 1.1 bytes.
+    ///
+    /// Why wider fingerprints keep it: their hundreds to tens of thousands
+    /// of offsets showed no early `Full` (7 bits at 1M, 3M and 5M items, 4
+    /// key sets each; 10 bits throughout the test suite), and tables that do
+    /// not keep their offsets (small ones, and all of 13 bits or more)
+    /// compute `c` on every lookup: one multiplication here, where `mix64`
+    /// made lookups 23 % (100,000 keys, 10 bits) to 28 % (13 bits) slower,
+    /// and a tabulated scramble about as much.
     Golden,
 }
 
@@ -167,7 +156,12 @@ impl Table {
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        Table::from_bytes_with(bytes, buckets, fingerprint_bits, Offsets::Mixed)
+        let offsets = if fingerprint_bits <= MIXED_MAX_BITS {
+            Offsets::Mixed
+        } else {
+            Offsets::Golden
+        };
+        Table::from_bytes_with(bytes, buckets, fingerprint_bits, offsets)
     }
 
     /// As [`from_bytes`](Self::from_bytes), with the offset rule the bytes
@@ -219,8 +213,11 @@ impl Table {
     /// offset (`< buckets`) fits a `u32`. Otherwise empty.
     fn offset_table(&self) -> Box<[u32]> {
         let values = 1usize << self.fingerprint_bits;
+        // Mixed offsets are always kept: they are few (see `Offsets`), and
+        // computing `mix64` on every lookup was slow.
         let pays = self.fingerprint_bits <= OFFSET_TABLE_MAX_BITS
-            && self.bytes.len() / OFFSET_TABLE_MIN_SHARE >= values * size_of::<u32>()
+            && (self.offsets == Offsets::Mixed
+                || self.bytes.len() / OFFSET_TABLE_MIN_SHARE >= values * size_of::<u32>())
             && u32::try_from(self.buckets).is_ok();
         if !pays {
             return Box::default();
@@ -235,10 +232,7 @@ impl Table {
     #[inline]
     fn alt_offset(&self, fingerprint: u64) -> usize {
         let scrambled = match self.offsets {
-            Offsets::Mixed => match SCRAMBLED.get(fingerprint as usize) {
-                Some(&high) => u64::from(high) << 32,
-                None => filter_core::mix64(fingerprint) & HIGH_HALF,
-            },
+            Offsets::Mixed => filter_core::mix64(fingerprint),
             Offsets::Golden => fingerprint.wrapping_mul(ALT_MULTIPLIER),
         };
         filter_core::reduce(scrambled, self.even_buckets) | self.odd_bit
@@ -361,10 +355,9 @@ impl Table {
 
     /// The other bucket of a fingerprint in `bucket < m`, itself `< m`
     /// (lookups rely on this to read without bounds checks): `(c − bucket) mod m`,
-    /// with an odd offset `c = reduce(h, m') | 1 < m`, `h` the high half of
-    /// `mix64(fingerprint)` (`m'` the largest even number ≤ `m`; `c = 0`
-    /// when `m = 1`; `h = fingerprint · φ` for tables of older bytes, see
-    /// [`Offsets`]).
+    /// with an odd offset `c = reduce(h, m') | 1 < m`, `h` the fingerprint
+    /// times φ or its `mix64` (see [`Offsets`]; `m'` the largest even number
+    /// ≤ `m`; `c = 0` when `m = 1`).
     ///
     /// An involution for every `m`, because `c` depends on the fingerprint
     /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
@@ -951,13 +944,13 @@ mod tests {
         // 100,000 buckets of 8-bit fingerprints: 400 KB of buckets, far more
         // than 128 × 1 KiB of offsets, so the table keeps them. Each kept
         // offset must be the format's `reduce(s(fp), m') | 1`, written out
-        // here, not taken from the code that fills the table: s is the high
-        // half of SplitMix64's finalizer for new tables (format 1.2), the
-        // golden ratio multiple for tables of 1.0 and 1.1 bytes.
+        // here, not taken from the code that fills the table: s is
+        // SplitMix64's finalizer for mixed offsets (format 1.2), the golden
+        // ratio multiple otherwise.
         let splitmix = |x: u64| {
             let z = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) & 0xFFFF_FFFF_0000_0000
+            z ^ (z >> 31)
         };
         let golden = |x: u64| x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let rules: [(Offsets, &dyn Fn(u64) -> u64); 2] =
@@ -978,6 +971,23 @@ mod tests {
                     assert_eq!(t.alt_offset(fp), format, "{offsets:?} m {buckets} fp {fp}");
                 }
             }
+        }
+        // New tables take mixed offsets up to 6 bits, and keep them however
+        // small; wider ones take the golden ratio.
+        for (buckets, bits, offsets) in [
+            (3, 4, Offsets::Mixed),
+            (1000, 6, Offsets::Mixed),
+            (1000, 7, Offsets::Golden),
+            (1000, 10, Offsets::Golden),
+        ] {
+            let t = table(buckets, bits);
+            assert_eq!(t.offsets(), offsets, "m {buckets} f {bits}");
+            let kept = if offsets == Offsets::Mixed {
+                1 << bits
+            } else {
+                0
+            };
+            assert_eq!(t.alt_offsets.len(), kept, "m {buckets} f {bits}");
         }
     }
 

@@ -38,8 +38,15 @@ fn format_1_1_bytes_load_with_their_offsets() {
 }
 
 #[test]
-fn new_filters_are_flagged_and_older_versions_may_not_claim_the_flag() {
-    let mut new = CuckooFilter::with_fpr_and_hasher(100, 0.01, StableHasher::default()).unwrap();
+fn new_narrow_filters_are_flagged_and_older_versions_may_not_claim_the_flag() {
+    // Wider fingerprints keep the golden-ratio offsets, unflagged.
+    let wide = CuckooFilter::with_fpr_and_hasher(100, 0.01, StableHasher::default()).unwrap();
+    let bytes = wide.to_bytes();
+    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+    // 6-bit fingerprints (a 12.5 % target) take mixed ones.
+    let mut new = CuckooFilter::with_fpr_and_hasher(100, 0.125, StableHasher::default()).unwrap();
+    assert_eq!(new.fingerprint_bits(), 6);
     members().for_each(|k| new.insert(&k).unwrap());
     let bytes = new.to_bytes();
     assert_eq!(bytes[6..8], [2, 0]);

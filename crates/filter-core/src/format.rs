@@ -51,16 +51,17 @@ pub const FORMAT_MINOR: u16 = 2;
 /// negative for most members).
 pub const FLAG_CUBIC_PROBES: u16 = 1;
 /// Header flag, bit 1 (format 1.2): the cuckoo filter's alternate buckets
-/// take their offset from the high half of [`mix64`](crate::mix64) of the
-/// fingerprint rather than from the fingerprint times the golden ratio, as
-/// in 1.0 and 1.1.
-/// Only [`FilterKind::Cuckoo`] may set it.
+/// take their offset from [`mix64`](crate::mix64) of the fingerprint rather
+/// than from the fingerprint times the golden ratio, as in 1.0 and 1.1.
+/// Only [`FilterKind::Cuckoo`] may set it; writers set it for fingerprints
+/// of 4 to 6 bits.
 ///
 /// Why: the golden-ratio offsets of consecutive fingerprints are nearly
 /// evenly spaced, so with few fingerprint values (4 to 6 bits) the buckets
 /// an item can move between form far fewer distinct paths than random
 /// offsets give, and at some table sizes inserts met `Full` well before
-/// the load they were sized for. As for [`FLAG_CUBIC_PROBES`], a flag keeps
+/// the load they were sized for. Wider fingerprints showed no such failure
+/// and keep the cheaper rule. As for [`FLAG_CUBIC_PROBES`], a flag keeps
 /// older bytes loading with the buckets they were built with.
 pub const FLAG_MIXED_OFFSETS: u16 = 2;
 /// Bytes before the body: magic, versions, kind, flags, probe.
