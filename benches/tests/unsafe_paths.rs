@@ -180,9 +180,10 @@ fn cuckoo_filters_at_every_width_fill_to_full() {
 
 #[test]
 fn cuckoo_filters_with_a_table_of_alternate_offsets() {
-    // f-bit fingerprints keep 2^f four-byte offsets once the buckets take
-    // 128 times their space: from 8 KiB of buckets at f = 4, 32 KiB at 6.
-    for (items, bits) in [(19_000, 4), (45_000, 6)] {
+    // Tables of 4- to 6-bit fingerprints keep their 2^f four-byte offsets
+    // however small; wider ones once the buckets take 128 times their
+    // space: at f = 7, from 64 KiB of buckets (18,725 buckets).
+    for (items, bits) in [(300, 5), (72_000, 7)] {
         let mut f = CuckooFilter::with_capacity(items, bits).unwrap();
         let buckets_and_padding = (f.slots() * bits as usize).div_ceil(8) + 7;
         assert!(

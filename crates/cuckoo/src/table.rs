@@ -81,8 +81,9 @@ pub(crate) enum Offsets {
 /// L1 data cache of current x86-64 cores. Wider ones compute the offset.
 const OFFSET_TABLE_MAX_BITS: u32 = 12;
 
-/// A table of alternate offsets is kept only when the buckets take at least
-/// this many times its size, so that it adds at most 0.8 % to the filter:
+/// A table of golden-ratio offsets is kept only when the buckets take at
+/// least this many times its size, so that it adds at most 0.8 % to the
+/// filter (mixed offsets, at most 256 bytes, are always kept):
 /// the space promise (bits/key within 2 % of `f / 0.95` from 600,000 keys
 /// up) keeps its room for the sizing margin. At `f = 10` (a 1 % target)
 /// that is from about 400,000 keys.
@@ -208,9 +209,10 @@ impl Table {
     }
 
     /// Every fingerprint's alternate offset, when keeping them pays: the
-    /// fingerprints are at most [`OFFSET_TABLE_MAX_BITS`] wide, the buckets
-    /// take [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, and every
-    /// offset (`< buckets`) fits a `u32`. Otherwise empty.
+    /// fingerprints are at most [`OFFSET_TABLE_MAX_BITS`] wide, the offsets
+    /// are [`Offsets::Mixed`] or the buckets take
+    /// [`OFFSET_TABLE_MIN_SHARE`] times their space, and every offset
+    /// (`< buckets`) fits a `u32`. Otherwise empty.
     fn offset_table(&self) -> Box<[u32]> {
         let values = 1usize << self.fingerprint_bits;
         // Mixed offsets are always kept: they are few (see `Offsets`), and
@@ -373,7 +375,7 @@ impl Table {
     /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
     /// has exactly one such bucket, about 1 item in `m`.
     ///
-    /// Large tables look `c` up instead
+    /// Large tables, and tables of mixed offsets, look `c` up instead
     /// ([`offset_table`](Self::offset_table)): it is three
     /// multiplications on the path to the second bucket's address, and a
     /// lookup that waits on memory is limited by how long that path is and
