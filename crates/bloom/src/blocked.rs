@@ -11,6 +11,19 @@ use crate::simd::{self, Kernel};
 /// The most blocks a filter may have: [`MAX_BITS`] / 256.
 pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 
+/// The smallest rate [`BlockedBloomFilter::with_fpr`] accepts: 2.3 × 10^−9,
+/// just above the Poisson model's rate at one 256-bit block per key
+/// (2.288 × 10^−9).
+///
+/// Every key sets 8 bits whatever the rate, so below this rate the model asks
+/// for more blocks than keys: more than 256 bits per key, about 6× the
+/// classic filter's 41.4 at this rate, and without bound as the rate falls
+/// (at 10^−20, 2.9 GB for a single key). A filter that size is a mistake, so
+/// it is refused; [`BloomFilter`](crate::BloomFilter) meets such rates in
+/// 1.44 · log2(1/p) bits per key. [`with_bits`](BlockedBloomFilter::with_bits)
+/// still builds any size asked for explicitly.
+pub const MIN_FPR: f64 = 2.3e-9;
+
 /// A blocked Bloom filter: an array of 256-bit blocks (half a cache line
 /// each, never straddling two); a key sets one bit in each of the eight
 /// 32-bit lanes of one block (Parquet's "split block" layout).
@@ -28,7 +41,8 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 /// grows quickly: 41 bits per key at 10^−5 (1.71×), 65 at 10^−6 (2.25×),
 /// 177 at 10^−8 (4.6×). For rates that small, use
 /// [`BloomFilter`](crate::BloomFilter), or a binary fuse filter when the
-/// keys are known up front.
+/// keys are known up front. `with_fpr` refuses rates below [`MIN_FPR`]
+/// (2.3 × 10^−9), where a key would need more than a block to itself.
 ///
 /// # Invariants
 ///
@@ -71,8 +85,8 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] for `expected_items == 0`, `fpr` outside
-    /// the open interval (0, 1) (NaN and infinities included), or a size above
-    /// 2^46 bits or that cannot be allocated.
+    /// the open interval (0, 1) (NaN and infinities included) or below
+    /// [`MIN_FPR`], or a size above 2^46 bits or that cannot be allocated.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
         Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
     }
@@ -122,6 +136,16 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::with_fpr`].
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
+        if sizing::check_fpr(fpr)? < MIN_FPR {
+            return Err(Error::invalid(
+                "fpr",
+                fpr,
+                format_args!(
+                    "at least {MIN_FPR:e} (below it a blocked filter needs more than one \
+                     {BLOCK_BITS}-bit block per key; use BloomFilter)"
+                ),
+            ));
+        }
         let bits = sizing::blocked_bloom_bits(
             expected_items,
             fpr,

@@ -158,7 +158,7 @@ mod simd;
 mod std_traits;
 
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
-pub use blocked::{BlockedBloomFilter, MAX_BLOCKS};
+pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, ProbeSequence, Remove};
 

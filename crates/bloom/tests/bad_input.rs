@@ -73,6 +73,38 @@ fn rates_too_small_for_the_hash_limit_name_fpr() {
 }
 
 #[test]
+fn blocked_rates_below_one_block_per_key_name_fpr() {
+    // Regression: at 10^-20 the Poisson model asks for 10^8 blocks per key,
+    // and `with_fpr(1, 1e-20)` allocated 2.9 GB without complaint, while
+    // `with_fpr(1000, 1e-20)` failed to allocate and blamed
+    // `expected_items`. Rates below `MIN_FPR` are now refused by name.
+    for (n, p) in [(1, 1e-20), (1000, 1e-20), (1_000_000, 1e-9)] {
+        let err = BlockedBloomFilter::with_fpr(n, p).unwrap_err();
+        assert_eq!(name_of(&err), "fpr", "{n} {p}: {err}");
+        assert!(err.to_string().contains("at least 2.3e-9"), "{err}");
+    }
+    // The limit is the model's rate at one block per key, rounded up: at
+    // it, the sizing takes at most one 256-bit block per key, and a hair
+    // lower the model would need more.
+    let one_block_per_key = filter_core::sizing::blocked_bloom_fpr(
+        256,
+        1,
+        8,
+        256,
+        filter_core::sizing::BlockLayout::Split,
+    )
+    .unwrap();
+    assert!(
+        (one_block_per_key..one_block_per_key * 1.01).contains(&bloom::MIN_FPR),
+        "{one_block_per_key}"
+    );
+    for n in [1, 10, 1000] {
+        let filter = BlockedBloomFilter::with_fpr(n, bloom::MIN_FPR).unwrap();
+        assert!(filter.blocks() <= n as u64, "{n}: {}", filter.blocks());
+    }
+}
+
+#[test]
 fn blocked_sizing_near_rate_one_is_prompt() {
     // Regression: a rate just below 1 gives a classic size of a few bits,
     // and the blocked search began there with every key in one block,
