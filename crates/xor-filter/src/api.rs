@@ -155,9 +155,11 @@ macro_rules! static_filter_api {
 
         impl<F: Fingerprint, S> std::fmt::Debug for $name<F, S> {
             /// The shape, not the table: a table can be gigabytes, and a
-            /// `{:?}` in a log line should not print it.
+            /// `{:?}` in a log line should not print it. Named as users
+            /// write the type (`Xor8`, `BinaryFuse16`).
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(stringify!($name))
+                let name = format!("{}{}", stringify!($name), F::BITS);
+                f.debug_struct(&name)
                     .field("len", &self.table.keys)
                     .field("fingerprint_bits", &F::BITS)
                     .field("slots", &self.table.fingerprints.len())

@@ -21,7 +21,7 @@ fn debug_shows_the_shape_not_the_table() {
     let text = format!("{:?}", BinaryFuse8::from_keys(&members).unwrap());
     // 112 KiB of fingerprints printed one by one would be ~500 KB of text.
     assert!(text.len() < 200, "{text}");
-    assert!(text.starts_with("BinaryFuse {"), "{text}");
+    assert!(text.starts_with("BinaryFuse8 {"), "{text}");
     for field in [
         "len: 100000",
         "fingerprint_bits: 8",
@@ -31,7 +31,7 @@ fn debug_shows_the_shape_not_the_table() {
         assert!(text.contains(field), "{field} missing from {text}");
     }
     let text = format!("{:?}", Xor16::from_keys(&members).unwrap());
-    assert!(text.starts_with("Xor {") && text.contains("fingerprint_bits: 16"));
+    assert!(text.starts_with("Xor16 {") && text.contains("fingerprint_bits: 16"));
 }
 
 #[test]
