@@ -129,7 +129,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
     ///
     /// The first error an insert returns, typically [`Error::Full`]. The
     /// items before the failing one are inserted; it and every item after
-    /// it are not.
+    /// it are not. On a prefetched table the batch has already taken up to
+    /// 32 items past the failing one from `items`: to resume after a
+    /// [`remove`](Self::remove) makes room, do not continue the same
+    /// iterator, but skip as many items of the input as `len()` grew by.
     ///
     /// ```
     /// use cuckoo::CuckooFilter;

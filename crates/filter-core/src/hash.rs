@@ -39,8 +39,11 @@ const DEFAULT_SEEDS: [u64; 4] = [
 /// ahash's output is **not** stable across ahash versions or CPU targets (it
 /// uses AES instructions where the target enables them). Serialized filters
 /// therefore record a [`HasherProbe`] and refuse to load under a hasher that
-/// hashes differently. Users who need bytes portable across machines pass
-/// their own stable hash through the `*_hash` methods.
+/// hashes differently. Users who need bytes portable across machines build
+/// their filters with a stable `BuildHasher` of their own (the
+/// `*_with_hasher` constructors, and `from_bytes_with_hasher` to load).
+/// Passing stable hashes to the `*_hash` methods is not enough on its own:
+/// the bytes still record the probe of the hasher the filter was built with.
 ///
 /// Fixed seeds also mean an adversary who knows the seeds can craft colliding
 /// keys; use [`DefaultHashBuilder::with_seed`] with a secret seed where that

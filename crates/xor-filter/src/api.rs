@@ -42,10 +42,12 @@ macro_rules! static_filter_api {
             ///
             /// # Errors
             ///
-            /// [`Error::Corrupt`] naming the field for anything malformed
-            /// (truncated, altered, wrong kind, parameters inconsistent with the
-            /// key count, trailing bytes); [`Error::HasherMismatch`] when the
-            /// filter was built with a hasher that hashes differently.
+            /// [`Error::Corrupt`] for anything malformed: a checksum mismatch
+            /// for truncated, altered or extended bytes (the slice must be
+            /// exactly what `to_bytes` returned), and a message naming the
+            /// field for a wrong kind or parameters inconsistent with the key
+            /// count; [`Error::HasherMismatch`] when the filter was built with
+            /// a hasher that hashes differently.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
                 Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
             }
