@@ -21,7 +21,7 @@ fn debug_shows_the_shape_not_the_table() {
     // A 1.2 MB bit array printed word by word would be megabytes of text.
     assert!(text.len() < 200, "{text}");
     for field in [
-        "bits: 9592955",
+        "bits: 9592957",
         "hashes: 7",
         "probe_sequence: Linear",
         "memory_bytes: 1199120",

@@ -56,8 +56,15 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     assert!(members().all(|k| loaded.contains(&k)));
 
     // Same size, same hasher, different positions: combining them would
-    // lose members, so both operations refuse.
+    // lose members, so both operations refuse. (The 1.0 filter was sized
+    // by `with_fpr(100, 0.001)` before sizing counted the spread of a small
+    // filter's fill, so the new filter takes its shape explicitly.)
     let mut old = BloomFilter::from_bytes_with_hasher(FORMAT_1_0, StableHasher::default()).unwrap();
+    let mut new =
+        BloomFilter::with_bits_and_hasher(old.bits(), old.hashes(), StableHasher::default())
+            .unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
+    members().for_each(|k| new.insert(&k));
     let err = old.union(&new).unwrap_err();
     assert!(err.to_string().contains("probe sequence"), "{err}");
     let err = old.intersect(&new).unwrap_err();

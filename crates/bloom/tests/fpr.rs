@@ -185,20 +185,26 @@ fn classic_space_is_within_two_percent_of_the_formula() {
                 k == optimum.floor() || k == optimum.ceil(),
                 "p {fpr}: k {k}"
             );
-            // At least the formula, and the fewest bits at which either
-            // whole k meets the target (the formula's size itself overshoots
-            // it).
+            // At least the formula, and meeting the target by its rate
+            // model (the formula's size itself overshoots it).
             assert!(bits >= formula, "p {fpr} n {n}: {bits} vs {formula}");
             assert!(
                 rate(bits, n as f64, k) <= fpr * (1.0 + 1e-9),
                 "p {fpr} n {n}"
             );
-            for other in [optimum.floor().max(1.0), optimum.ceil()] {
-                assert!(
-                    rate(bits - 1.0, n as f64, other) > fpr,
-                    "p {fpr} n {n} k {other}"
-                );
-            }
+            // Close to the fewest bits at which either whole k meets it by
+            // that model: the sizing adds only what the spread of a small
+            // table's fill costs (at most a fifth for one key, 11 bits for
+            // 9.6 at 1 %; a few bits from 1,000 keys).
+            let fewest = [optimum.floor().max(1.0), optimum.ceil()]
+                .map(|k| -k * n as f64 / (1.0 - fpr.powf(1.0 / k)).ln())
+                .into_iter()
+                .fold(f64::INFINITY, f64::min);
+            let allowed = if n >= 1_000 { 1.001 } else { 1.25 };
+            assert!(
+                bits <= (fewest * allowed).ceil() + 2.0,
+                "p {fpr} n {n}: {bits} vs {fewest}"
+            );
             // Whole words cost at most 63 bits more, and meeting p with a
             // whole k at most 0.33 % (at 0.1): under 2 % from about 3,800
             // bits on (63/3,800 + 0.33 %), which every n ≥ 1000 here exceeds
@@ -214,8 +220,8 @@ fn classic_space_is_within_two_percent_of_the_formula() {
     }
     // The textbook size, 9,585,059 bits, would give 1.0039 %.
     let f = BloomFilter::with_fpr(1_000_000, 0.01).unwrap();
-    assert_eq!((f.bits(), f.hashes()), (9_592_955, 7));
-    assert_eq!(f.memory_bytes(), 9_592_955usize.div_ceil(64) * 8);
+    assert_eq!((f.bits(), f.hashes()), (9_592_957, 7));
+    assert_eq!(f.memory_bytes(), 9_592_957usize.div_ceil(64) * 8);
 }
 
 #[test]
@@ -281,23 +287,33 @@ fn estimated_len_tracks_distinct_inserts() {
 /// 1.23× at 0.1 % and n = 100). Small tables now use the cubic sequence
 /// (`filter_core::ProbeSequence`).
 ///
-/// Even independent probes do not reach p exactly here: the fill of a
-/// small table varies from key set to key set, and the mean of fill^k is
-/// above the k-th power of the mean fill. The exact mean for independent
-/// probes is 1.089× p at (1 %, 10 keys), 1.042× at (1 %, 20), 1.011× at
-/// (0.1 %, 100) (computed from the occupancy distribution); the 1.1 slack
-/// covers it.
+/// It also failed with a handful of keys even with independent probes: the
+/// fill of a small table varies from key set to key set, and the mean of
+/// fill^k is above the k-th power of the mean fill. Sized by the formula,
+/// the mean measured 1.52× p for 1 key at 1 %, 1.17× for 2, 1.19× for 5,
+/// 1.09× for 10, and 1.55× for 2 keys at 0.1 %. `bloom_shape` now sizes by
+/// that mean (`filter_core`'s occupancy model), so the bound has no slack:
+/// measured 0.96, 0.93, 0.97, 0.98 and 0.98× p at those points.
 ///
 /// Tolerance: the measured mean is over T key sets of q queries. Its
 /// standard error is the larger of the binomial σ = √(p/(T·q)) and the
 /// spread of the per-set rates divided by √T, measured here (at n = 10 a
 /// set's own rate varies by about half of p, so the spread dominates); the
-/// bound is 1.1·p plus 4 standard errors.
+/// bound is p plus 4 standard errors.
 #[test]
 fn small_classic_filters_meet_target_rate_on_average() {
     use filter_core::mix64;
-    for (fpr, n) in [(0.01, 10usize), (0.01, 20), (0.001, 100)] {
-        let (sets, q) = (200_000 / n as u64, 2_000u64);
+    let cases = [
+        (0.01, 1usize),
+        (0.01, 2),
+        (0.01, 5),
+        (0.01, 10),
+        (0.01, 20),
+        (0.001, 2),
+        (0.001, 100),
+    ];
+    for (fpr, n) in cases {
+        let (sets, q) = ((200_000 / n as u64).min(20_000), 2_000u64);
         let rates: Vec<f64> = (0..sets)
             .map(|set| {
                 let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
@@ -312,7 +328,7 @@ fn small_classic_filters_meet_target_rate_on_average() {
         let mean = rates.iter().sum::<f64>() / t;
         let spread = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
         let standard_error = (spread / t.sqrt()).max((fpr / (t * q as f64)).sqrt());
-        let bound = SLACK * fpr + SIGMAS * standard_error;
+        let bound = fpr + SIGMAS * standard_error;
         assert!(
             mean <= bound,
             "p {fpr} n {n}: mean {mean} > {bound} (standard error {standard_error})"

@@ -65,7 +65,17 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
     assert!(members().all(|k| loaded.contains(&k)));
 
+    // Of the 1.0 filter's shape (it was sized by `with_fpr(100, 0.001)`
+    // before sizing counted the spread of a small filter's fill).
     let mut old = load(FORMAT_1_0);
+    let mut new = CountingBloomFilter::with_counters_and_hasher(
+        old.counters(),
+        old.hashes(),
+        StableHasher::default(),
+    )
+    .unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
+    members().for_each(|k| new.insert(&k));
     let err = old.merge(&new).unwrap_err();
     assert!(err.to_string().contains("probe sequence"), "{err}");
     assert!(members().all(|k| old.count(&k) == load(FORMAT_1_0).count(&k)));

@@ -56,7 +56,7 @@
 //! assert_eq!(bloom_hashes(bits, 1_000_000)?, 7);
 //! assert!(bloom_fpr(bits, 1_000_000, 7)? > 0.01);   // 1.0039 %
 //! let (bits, hashes) = bloom_shape(1_000_000, 0.01, 64)?;
-//! assert_eq!((bits, hashes), (9_592_955, 7));
+//! assert_eq!((bits, hashes), (9_592_957, 7));
 //! assert!(bloom_fpr(bits, 1_000_000, hashes)? <= 0.01);
 //! assert!(bloom_bits(1_000_000, 1.5).is_err());
 //! # Ok::<(), filter_core::Error>(())
@@ -93,6 +93,7 @@ mod error;
 pub mod format;
 pub mod hash;
 pub mod memory;
+mod occupancy;
 pub mod prefetch;
 pub mod probes;
 pub mod sizing;
