@@ -182,7 +182,7 @@ fn cuckoo_filters_at_every_width_fill_to_full() {
 fn cuckoo_filters_with_a_table_of_alternate_offsets() {
     // Tables of 4- to 6-bit fingerprints keep their 2^f four-byte offsets
     // however small; wider ones once the buckets take 128 times their
-    // space: at f = 7, from 64 KiB of buckets (18,725 buckets).
+    // space: at f = 7, from 64 KiB of buckets (18,723 buckets).
     for (items, bits) in [(300, 5), (72_000, 7)] {
         let mut f = CuckooFilter::with_capacity(items, bits).unwrap();
         let buckets_and_padding = (f.slots() * bits as usize).div_ceil(8) + 7;

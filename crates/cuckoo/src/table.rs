@@ -37,8 +37,10 @@ pub(crate) const MAX_FINGERPRINT_BITS: u32 = 16;
 /// Bytes after the last bucket, so that every bucket can be read as 8 bytes.
 pub(crate) const PADDING_BYTES: usize = 7;
 
-/// The widest fingerprint whose new tables use [`Offsets::Mixed`], and so
-/// always keep their offsets (at most 64, 256 bytes).
+/// The widest fingerprint whose new tables use [`Offsets::Mixed`] at every
+/// size, and so always keep their offsets (at most 64, 256 bytes). Wider
+/// fingerprints take mixed offsets where their table keeps the offsets
+/// anyway (see [`Table::from_bytes`]).
 pub(crate) const MIXED_MAX_BITS: u32 = 6;
 
 /// The multiplier (the 64-bit golden ratio) of [`Offsets::Golden`].
@@ -48,9 +50,11 @@ const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 /// from it: part of the format, so bytes keep the rule they were built with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Offsets {
-    /// `reduce(mix64(fp), m') | 1`: new tables of fingerprints of up to
-    /// [`MIXED_MAX_BITS`] bits (format 1.2, header flag `FLAG_MIXED_OFFSETS`).
-    /// Such tables always keep their offsets, so no lookup computes `mix64`.
+    /// `reduce(mix64(fp), m') | 1` (format 1.2, header flag
+    /// `FLAG_MIXED_OFFSETS`): new tables of fingerprints of up to
+    /// [`MIXED_MAX_BITS`] bits, and new tables of wider ones that keep their
+    /// offsets (up to 12 bits, from 128 times the offsets' space). Either
+    /// way the table keeps its offsets, so no lookup computes `mix64`.
     ///
     /// Why: `fp · φ` for consecutive fingerprints is an arithmetic
     /// progression, so golden-ratio offsets are nearly evenly spaced, and the
@@ -60,19 +64,27 @@ pub(crate) enum Offsets {
     /// `Full` well before the target load at some table sizes:
     /// `with_capacity(5_000_000, 6)` at 98 % of its items (load 0.91 of
     /// 0.93) for every key set tried, `with_capacity(479_000, 4)` as early as
-    /// 88 % for 7 key sets of 16. With mixed offsets neither failed
-    /// (`tests/fill.rs`).
+    /// 88 % for 7 key sets of 16. Wider fingerprints fail the same way in
+    /// larger tables: `with_capacity(30_000_001, 7)` met `Full` at 97–98 % of
+    /// its items (load 0.92 of 0.95) and 8 bits at 99 %, for every key set
+    /// tried, where mixed offsets take 102.5 % (load 0.974). With mixed
+    /// offsets none of these failed (`tests/fill.rs`), and over 40 sizes
+    /// from 1M to 60M items at 7, 8, 10 and 12 bits the first `Full` came
+    /// at 102.4 % of the items or later.
     Mixed,
-    /// `reduce(fp · φ, m') | 1`: new tables of wider fingerprints, and
-    /// tables loaded from format 1.0 and 1.1 bytes.
+    /// `reduce(fp · φ, m') | 1`: new tables that do not keep their offsets
+    /// (fingerprints of 7 to 12 bits in small tables, and all of 13 bits or
+    /// more), and tables loaded from format 1.0 and 1.1 bytes.
     ///
-    /// Why wider fingerprints keep it: their hundreds to tens of thousands
-    /// of offsets showed no early `Full` (7 bits at 1M, 3M and 5M items, 4
-    /// key sets each; 10 bits throughout the test suite), and tables that do
-    /// not keep their offsets (small ones, and all of 13 bits or more)
-    /// compute `c` on every lookup: one multiplication here, where `mix64`
-    /// made lookups 23 % (100,000 keys, 10 bits) to 28 % (13 bits) slower,
-    /// and a tabulated scramble about as much.
+    /// Why those keep it: they compute `c` on every lookup, one
+    /// multiplication here, where `mix64` made lookups 23 % (100,000 keys,
+    /// 10 bits) to 28 % (13 bits) slower, and a tabulated scramble about as
+    /// much. And there the golden ratio does no harm: the tables are small
+    /// (below about 71,000 items at 7 bits, 1.3 million at 12), or the
+    /// fingerprints have 8,191 values or more, and neither showed an early
+    /// `Full` (9 and 12 bits over 20 sizes from 50,000 to 1.5M items:
+    /// first `Full` at 102.3 % of the items or later; 13 and 14 bits at
+    /// 30M, 61M and 100M: 102.5 % or later, as mixed offsets).
     Golden,
 }
 
@@ -139,6 +151,16 @@ pub(crate) struct Table {
     alt_offsets: Box<[u32]>,
 }
 
+/// Whether a table of `table_bytes` bytes keeps the offsets of its
+/// fingerprints by size alone: at most [`OFFSET_TABLE_MAX_BITS`] wide, the
+/// buckets [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, and every
+/// offset (`< buckets`) fitting a `u32`.
+fn offsets_pay(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> bool {
+    fingerprint_bits <= OFFSET_TABLE_MAX_BITS
+        && table_bytes / OFFSET_TABLE_MIN_SHARE >= (1usize << fingerprint_bits) * size_of::<u32>()
+        && u32::try_from(buckets).is_ok()
+}
+
 /// The number of bytes that hold `buckets` buckets of `fingerprint_bits`
 /// slots, padding included, or `None` on overflow.
 pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
@@ -157,7 +179,11 @@ impl Table {
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        let offsets = if fingerprint_bits <= MIXED_MAX_BITS {
+        // Mixed wherever the offsets are kept, so that no lookup computes
+        // `mix64`; golden-ratio offsets only where they are computed.
+        let offsets = if fingerprint_bits <= MIXED_MAX_BITS
+            || offsets_pay(bytes.len(), buckets, fingerprint_bits)
+        {
             Offsets::Mixed
         } else {
             Offsets::Golden
@@ -209,18 +235,23 @@ impl Table {
     }
 
     /// Every fingerprint's alternate offset, when keeping them pays: the
-    /// fingerprints are at most [`OFFSET_TABLE_MAX_BITS`] wide, the offsets
-    /// are [`Offsets::Mixed`] or the buckets take
-    /// [`OFFSET_TABLE_MIN_SHARE`] times their space, and every offset
-    /// (`< buckets`) fits a `u32`. Otherwise empty.
+    /// fingerprints are at most [`OFFSET_TABLE_MAX_BITS`] wide, every offset
+    /// (`< buckets`) fits a `u32`, and the offsets are [`Offsets::Mixed`] or
+    /// the buckets take [`OFFSET_TABLE_MIN_SHARE`] times their space.
+    /// Otherwise empty.
     fn offset_table(&self) -> Box<[u32]> {
         let values = 1usize << self.fingerprint_bits;
-        // Mixed offsets are always kept: they are few (see `Offsets`), and
-        // computing `mix64` on every lookup was slow.
-        let pays = self.fingerprint_bits <= OFFSET_TABLE_MAX_BITS
-            && (self.offsets == Offsets::Mixed
-                || self.bytes.len() / OFFSET_TABLE_MIN_SHARE >= values * size_of::<u32>())
-            && u32::try_from(self.buckets).is_ok();
+        // Mixed offsets are always kept (up to 12 bits): computing `mix64`
+        // on every lookup was slow. New tables take them only where they
+        // pay or are few (`from_bytes`); a small table of wide mixed
+        // offsets comes only from bytes written so by hand.
+        let pays = match self.offsets {
+            Offsets::Mixed => {
+                self.fingerprint_bits <= OFFSET_TABLE_MAX_BITS
+                    && u32::try_from(self.buckets).is_ok()
+            }
+            Offsets::Golden => offsets_pay(self.bytes.len(), self.buckets, self.fingerprint_bits),
+        };
         if !pays {
             return Box::default();
         }
@@ -975,12 +1006,18 @@ mod tests {
             }
         }
         // New tables take mixed offsets up to 6 bits, and keep them however
-        // small; wider ones take the golden ratio.
+        // small; wider ones take mixed offsets where they keep them (from
+        // 128 times the offsets' space) and the golden ratio elsewhere.
         for (buckets, bits, offsets) in [
             (3, 4, Offsets::Mixed),
             (1000, 6, Offsets::Mixed),
             (1000, 7, Offsets::Golden),
+            (18_722, 7, Offsets::Golden),
+            (18_723, 7, Offsets::Mixed),
             (1000, 10, Offsets::Golden),
+            (104_857, 10, Offsets::Mixed),
+            (2_000_000, 12, Offsets::Mixed),
+            (2_000_000, 13, Offsets::Golden),
         ] {
             let t = table(buckets, bits);
             assert_eq!(t.offsets(), offsets, "m {buckets} f {bits}");

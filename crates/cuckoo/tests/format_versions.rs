@@ -39,7 +39,15 @@ fn format_1_1_bytes_load_with_their_offsets() {
 
 #[test]
 fn new_narrow_filters_are_flagged_and_older_versions_may_not_claim_the_flag() {
-    // Wider fingerprints keep the golden-ratio offsets, unflagged.
+    // Small tables of wider fingerprints compute golden-ratio offsets,
+    // unflagged; large ones keep mixed ones, flagged.
+    let large =
+        CuckooFilter::with_capacity_and_hasher(100_000, 7, StableHasher::default()).unwrap();
+    let bytes = large.to_bytes();
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_MIXED_OFFSETS
+    );
     let wide = CuckooFilter::with_fpr_and_hasher(100, 0.01, StableHasher::default()).unwrap();
     let bytes = wide.to_bytes();
     assert_eq!(bytes[6..8], [2, 0]);
