@@ -90,8 +90,11 @@ pub enum Error {
 /// digits) is that long, so integers are never rewritten.
 fn readable(value: String) -> String {
     const LONGEST_PLAIN: usize = 24;
+    // Below 10^-6 the zeros after the point are what the reader would have
+    // to count: 1e-19 reads better than 0.0000000000000000001.
+    let many_zeros = value.trim_start_matches('-').starts_with("0.000000");
     match value.parse::<f64>() {
-        Ok(x) if value.len() > LONGEST_PLAIN => format!("{x:e}"),
+        Ok(x) if value.len() > LONGEST_PLAIN || many_zeros => format!("{x:e}"),
         _ => value,
     }
 }
@@ -166,6 +169,9 @@ mod tests {
         );
         let subnormal = Error::invalid("fpr", 5e-324, "in (0, 1)").to_string();
         assert!(subnormal.contains("got 5e-324"), "{subnormal}");
+        // Shorter, but still more zeros than a reader should count.
+        let small = Error::invalid("fpr", 1e-19, "in (0, 1)").to_string();
+        assert!(small.contains("got 1e-19"), "{small}");
         // Scientific notation reads back as the same f64.
         let x = 1.234_567_890_123_456_7e-200_f64;
         let Error::InvalidParameter { value, .. } = Error::invalid("fpr", x, "") else {
