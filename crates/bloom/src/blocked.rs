@@ -324,7 +324,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// The number of distinct keys inserted, estimated from the fill: each
     /// key sets one bit in each of the 8 lanes of one block. A block
     /// receives a Poisson number L of keys with mean λ = n / blocks, and a
-    /// lane bit stays clear with probability E[(1 − 1/32)^L] = e^(−λ/32),
+    /// lane bit stays clear with probability E\[(1 − 1/32)^L\] = e^(−λ/32),
     /// so the expected fill is 1 − e^(−λ/32); solving for n gives
     /// n ≈ −32 · blocks · ln(1 − ones/m). Saturates at `usize::MAX` when
     /// every bit is set.

@@ -4,8 +4,8 @@
 //! The textbook rate (1 − e^(−kn/m))^k is the rate of a filter whose fill is
 //! exactly its expected fill. A real filter's fill X/m varies from key set to
 //! key set (X is the number of bits that t = kn probes set), and the rate a
-//! user sees, averaged over key sets, is E[(X/m)^k], which is above
-//! (E[X]/m)^k because x^k is convex. With many keys the difference vanishes;
+//! user sees, averaged over key sets, is E\[(X/m)^k\], which is above
+//! (E\[X\]/m)^k because x^k is convex. With many keys the difference vanishes;
 //! with few it does not. Sized by the textbook formula (whole k), averaged
 //! over key sets, with independent probes:
 //!
@@ -16,7 +16,7 @@
 //! | 10^−6 | 5.0× | 2.3× | 1.21× | 1.021× |
 //! | 10^−9 | 8.6× | 3.5× | 1.33× | 1.030× |
 //!
-//! [`mean_bloom_fpr`] computes E[(X/m)^k] so that
+//! [`mean_bloom_fpr`] computes E\[(X/m)^k\] so that
 //! [`bloom_shape`](crate::sizing::bloom_shape) can grow m until it meets the
 //! target: a few bits for a handful of keys (1 key at 1 %: 11 bits, not 10),
 //! under 1 % more from about 20 keys, and nothing measurable at thousands.
@@ -32,14 +32,14 @@ const EXACT_MAX_PROBES: u64 = 64;
 
 /// The mean over key sets of the false-positive rate of a classic Bloom
 /// filter of `bits` bits after `items` keys of `hashes` independent uniform
-/// probes: E[(X/m)^k], where X is the number of bits the t = kn probes set
+/// probes: E\[(X/m)^k\], where X is the number of bits the t = kn probes set
 /// and a query's k probes land independently.
 ///
 /// For t ≤ 64 the distribution of X is summed exactly (a recurrence over
 /// the probes, all terms positive). For larger t, X is close to normal with
 /// mean μ = m(1 − (1 − 1/m)^t) and variance σ² ≈ m e^(−λ)(1 − (1 + λ)e^(−λ)),
 /// λ = t/m (the occupancy variance for large m), and taking ln(X/m) as normal
-/// gives E[(X/m)^k] ≈ (μ/m)^k · exp((k² − k) σ² / (2μ²)). Against the exact
+/// gives E\[(X/m)^k\] ≈ (μ/m)^k · exp((k² − k) σ² / (2μ²)). Against the exact
 /// sum at the formula's sizes (rates 10 % to 10^−9, 1 to 40 keys) it was
 /// never lower, so sizing by it errs towards more bits.
 ///
@@ -62,7 +62,7 @@ pub(crate) fn mean_bloom_fpr(bits: u64, items: usize, hashes: u32) -> f64 {
     mean_fill.powf(k) * spread.exp()
 }
 
-/// E[(X/m)^k] summed over the exact distribution of X after `probes`
+/// E\[(X/m)^k\] summed over the exact distribution of X after `probes`
 /// uniform probes into `bits` bits.
 fn exact_mean_fpr(bits: u64, probes: u64, hashes: u32) -> f64 {
     let m = bits as f64;
@@ -91,7 +91,7 @@ fn exact_mean_fpr(bits: u64, probes: u64, hashes: u32) -> f64 {
 mod tests {
     use super::*;
 
-    /// E[(X/m)^k] by brute force: every way the probes can fall, for tiny
+    /// E\[(X/m)^k\] by brute force: every way the probes can fall, for tiny
     /// filters.
     fn enumerated(bits: u64, probes: u32, hashes: u32) -> f64 {
         let m = bits as usize;
