@@ -6,7 +6,8 @@
 //! key set (X is the number of bits that t = kn probes set), and the rate a
 //! user sees, averaged over key sets, is E\[(X/m)^k\], which is above
 //! (E\[X\]/m)^k because x^k is convex. With many keys the difference vanishes;
-//! with few it does not. Sized by the textbook formula (whole k), averaged
+//! with few it does not. At the fewest bits that meet p at the mean fill
+//! (with a whole k, as `bloom_shape` sized before it knew this), averaged
 //! over key sets, with independent probes:
 //!
 //! | rate | 1 key | 2 keys | 10 keys | 100 keys |
