@@ -41,9 +41,10 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 /// with a third hash value ([`probe_sequence()`](Self::probe_sequence) says
 /// which), and measure what independent probes would. Even those exceed
 /// the formula's rate with few keys, because a small table's fill varies
-/// with its keys and the rate grows as its k-th power: at the formula's
-/// size, 1.09× the target at 1 % and n = 10, 1.17× for 2 keys, 1.55× for
-/// one, and more at smaller rates (1.8× for one key at 0.1 %). So
+/// with its keys and the rate grows as its k-th power: at the fewest bits
+/// that meet p at the mean fill (with the whole k chosen above), 1.09× the
+/// target at 1 % and n = 10, 1.17× for 2 keys, 1.55× for one, and more at
+/// smaller rates (1.8× for one key at 0.1 %). So
 /// `with_fpr` sizes small filters by the rate averaged over key sets: one
 /// key at 1 % takes 11 bits, not 10; 10 keys 98 bits, not 96; from a few
 /// hundred keys the difference is a few bits. Measured over 20,000 key sets

@@ -45,9 +45,10 @@
 //!   take that 64-bit hash directly, and the filter mixes it with
 //!   [`filter_core::mix64`] first, so a poor hash (sequential ids) still
 //!   spreads over the table. The mixers are fixed and public, so hashes
-//!   crafted against them are not spread: ids put through the inverse of
-//!   `mix64` (classic) or of the blocked multiplier measured false-positive
-//!   rates of 89 % and 100 % at a 1 % target. Hashes from an untrusted
+//!   crafted against them are not spread: ids shifted left by 16 bits and
+//!   put through the inverse of `mix64` (classic), or multiplied by the
+//!   inverse of the blocked multiplier, measured false-positive rates of
+//!   99.9 % and 100 % at a 1 % target. Hashes from an untrusted
 //!   source belong in `insert`/`contains` with a seeded hasher
 //!   ([`DefaultHashBuilder::with_seed`]), not in the `*_hash` methods.
 //! - **No `%`, no power-of-two tables.** Positions and blocks are chosen by
@@ -123,8 +124,9 @@
 //!   salted multiplies (`block.rs` explains each term). Seeded tests check
 //!   the rate with sequential, strided and multiplicatively pre-hashed ids.
 //!   One multiply is not a full mixer, and some shapes remain: ids shifted
-//!   left by 27 to 29 bits measured 1.2–1.5 % at a 1 % target, where every
-//!   other shift from 0 to 44 bits measured 0.7–1.0 %.
+//!   left by 27 to 30 bits measured 1.0–1.4 % at a 1 % target (28 and 29
+//!   the worst), where every other shift from 0 to 44 bits measured
+//!   0.7–0.85 %.
 //!   The multiplier is deliberately not the golden ratio, which many users'
 //!   own hashes multiply by: the two would compound to φ², which spread
 //!   sequential ids so badly that the rate measured up to 40 % at a 1 %

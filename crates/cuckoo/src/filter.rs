@@ -24,9 +24,14 @@ pub const MAX_COPIES: u32 = 2 * SLOTS as u32;
 /// for fingerprints of 7 bits or more.
 ///
 /// With four slots per bucket, 500 kicks and the breadth-first fallback,
-/// inserts first fail at about 97 % load for wide fingerprints; narrow ones
-/// fill less (few fingerprint values mean few distinct alternate buckets: 90 %
-/// at 4 bits), so they are sized for 80 % (4 bits), 90 % (5) and 93 % (6).
+/// inserts first fail at about 97 % load, at every width (97.0–97.9 % with
+/// 4 bits at 10^4 to 10^7 items, 5 and 6 bits at 10^5 and 10^6). Narrow fingerprints are still sized
+/// for lower loads, 80 % (4 bits), 90 % (5) and 93 % (6), chosen when they
+/// filled less (before format 1.2's mixed offsets, 90 % at 4 bits). The
+/// lower loads also keep two risks small that grow with the load: nine
+/// distinct items sharing a fingerprint and a pair of buckets (its chance
+/// grows as the load's eighth power), and at 4 bits the rate bound
+/// `8 · load / 15`, which passes 1/2 above a load of 0.9375.
 /// Small tables also get `√n` extra buckets, because a few unlucky buckets
 /// decide when they fill. Together these make "n inserts never see `Full`"
 /// hold (tested from thousands of seeds; for 4- and 5-bit fingerprints at
@@ -718,9 +723,12 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
-    /// whole bytes, plus 7 padding bytes, plus, in tables large enough to
-    /// keep them, the alternate offsets of every fingerprint (`4 · 2^f`
-    /// bytes, at most 1/128 of the buckets' space; see the crate docs).
+    /// whole bytes, plus 7 padding bytes, plus the alternate offsets of
+    /// every fingerprint (`4 · 2^f` bytes) where the table keeps them: in
+    /// every table of 4- to 6-bit fingerprints (256 bytes at most, which
+    /// in a table of a few hundred items is more than the buckets), and in
+    /// tables of 7 to 12 bits large enough that they are at most 1/128 of
+    /// the buckets' space (see the crate docs).
     pub fn memory_bytes(&self) -> usize {
         self.table.memory_bytes()
     }

@@ -22,8 +22,8 @@
 //! [`CuckooFilter::with_fpr(n, p)`](CuckooFilter::with_fpr) uses
 //! `f = ⌈log2(8 / p)⌉`-bit fingerprints at 95 % load: about `f / 0.95` bits
 //! per key, and a false-positive rate of at most `8 · load / (2^f − 1)` < p.
-//! (Rates of 12.5 % and more give 4- to 6-bit fingerprints, which fill less
-//! and are sized for 80 to 93 % load; see [`TARGET_LOAD`].)
+//! (Rates of 12.5 % and more give 4- to 6-bit fingerprints, which are sized
+//! for 80 to 93 % load; see [`TARGET_LOAD`].)
 //! Inserts first fail at about 97 % load. Measured at n = 10,000,000
 //! (bits/key) and n = 200,003 (FPR, seed 42):
 //!
@@ -81,7 +81,7 @@
 //!   to 500 evictions run, each step first reading the other buckets of the
 //!   current bucket's four residents at once and moving one into a free slot if
 //!   it can. A failed walk is followed by a bounded breadth-first search (at
-//!   most 512 buckets), so inserts first fail at about 97.7 % load instead of
+//!   most 512 buckets), so inserts first fail at about 97.5 % load instead of
 //!   95 %.
 //! - **Fingerprints of any width, packed.** The width follows the target
 //!   rate, 4 to 16 bits, and buckets of `4f` bits lie back to back in a bit

@@ -78,9 +78,11 @@
 //!   between the formula's segment length and half of it (the same slots):
 //!   just past a step of the formula, its dozen long segments peel for as
 //!   few as 5 % of key sets, the halved ones for ~97 %.
-//! - **Tiny sets work.** The xor layout's `+ 32` and the binary fuse size
-//!   factor (up to ~6 for two keys) keep small hypergraphs peelable; n = 0
-//!   builds an empty table that answers with the usual false-positive rate.
+//! - **Tiny sets work.** The xor layout's `+ 32` and the binary fuse
+//!   layout's larger size factor at small n (the formula gives 5.9 slots
+//!   per key at two keys; whole segments make it 12 slots for one key and
+//!   8 per key at three) keep small hypergraphs peelable; n = 0 builds an
+//!   empty table that answers with the usual false-positive rate.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,
 //!   requesting each query's three slots 32 queries ahead
 //!   ([`filter_core::batch`]), so that a table outside the cache serves
