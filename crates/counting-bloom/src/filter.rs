@@ -36,7 +36,8 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// with a 4-bit counter where the classic filter has a bit: 4·m bits, about
 /// 38.4 bits per key at p = 1 %, 4× the classic size. The false-positive
 /// rate with n items present is the classic (1 − e^(−kn/m))^k ≤ p, also
-/// averaged over key sets where the items are few;
+/// averaged over key sets where the items are few (but see "Small tables"
+/// for a few items at rates below 10^−5);
 /// saturated counters (see below) raise it by an amount too small to
 /// measure in practice.
 ///
@@ -50,6 +51,10 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// few counters that the spread of a small table's fill costs
 /// ([`bloom_shape`]): measured over
 /// 20,000 key sets, 0.99× p at n = 10 for 1 %, 0.99× at n = 100 for 0.1 %.
+/// Not yet met for a few items at rates below about 10^−5, where the cubic
+/// sequence in a table of a few dozen counters puts a floor of about 10^−6
+/// under the rate (2.3× p for one item at 10^−6; see
+/// `bloom::BloomFilter`'s "Small filters", which shares the cause).
 ///
 /// ```
 /// use counting_bloom::CountingBloomFilter;

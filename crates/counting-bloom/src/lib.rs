@@ -106,7 +106,9 @@
 //!   has it (detected at run time). Pick [`CountingBloomFilter`] when
 //!   memory matters most: it is 2.7 % smaller at p = 1 % and 7.4 % at
 //!   0.1 %, and it stays within 4.3× of a classic filter at every p, where
-//!   the blocked one does only for p ≥ 0.1 %. Both meet p at every size.
+//!   the blocked one does only for p ≥ 0.1 %. Both meet p at every size,
+//!   except a handful of items in the classic layout at rates below about
+//!   10^−5 (see [`CountingBloomFilter`]'s "Small tables").
 //!   The classic layout's small tables probe a cubic sequence (format 1.1)
 //!   and take the few counters more that the spread of a small table's fill
 //!   costs: 0.99× p at 10 items and 1 %, 0.99× at 100 items and 0.1 %

@@ -633,6 +633,9 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// Removes every item, keeping the table's shape and the hasher: the
     /// filter is then equal to a new one of the same shape, eviction
     /// generator included, so the same inserts give the same table again.
+    /// (A filter loaded from bytes keeps the alternate-offset rule its bytes
+    /// were written with, which for bytes of an older version can differ
+    /// from a new filter's.)
     ///
     /// ```
     /// let mut filter = cuckoo::CuckooFilter::with_fpr(1_000, 0.01)?;

@@ -24,9 +24,10 @@
 //! Beside the buckets, a large table with fingerprints of up to 12 bits
 //! keeps each fingerprint's alternate offset (the `c` of
 //! [`Table::alt`]), which a lookup would otherwise compute with three
-//! multiplications on its way to the second bucket: 4 KiB at `f = 10`,
-//! never more than 1/128 of the buckets' space, derived from the shape and
-//! never serialized.
+//! multiplications on its way to the second bucket: 4 KiB at `f = 10`, at
+//! most 1/128 of the buckets' space; every table of 4- to 6-bit
+//! fingerprints keeps them too, 256 bytes at most. They are derived from
+//! the shape and never serialized.
 
 /// Slots per bucket (the `b` of the literature).
 pub(crate) const SLOTS: usize = 4;
@@ -93,9 +94,10 @@ pub(crate) enum Offsets {
 /// L1 data cache of current x86-64 cores. Wider ones compute the offset.
 const OFFSET_TABLE_MAX_BITS: u32 = 12;
 
-/// A table of golden-ratio offsets is kept only when the buckets take at
+/// A table of 7- to 12-bit offsets is kept only when the buckets take at
 /// least this many times its size, so that it adds at most 0.8 % to the
-/// filter (mixed offsets, at most 256 bytes, are always kept):
+/// filter (new tables of 4 to 6 bits keep theirs at any size, 256 bytes at
+/// most):
 /// the space promise (bits/key within 2 % of `f / 0.95` from 600,000 keys
 /// up) keeps its room for the sizing margin. At `f = 10` (a 1 % target)
 /// that is from about 400,000 keys.
