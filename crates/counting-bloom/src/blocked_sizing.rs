@@ -50,7 +50,7 @@
 //! p above about 1e-5).
 
 use filter_core::Error;
-use filter_core::sizing::textbook_bloom_shape;
+use filter_core::sizing::{first_meeting, textbook_bloom_shape};
 
 use crate::counter_block::{BLOCK_COUNTERS, stride_patterns, words_of};
 
@@ -240,15 +240,7 @@ fn sized_blocks(
         lo = hi;
         hi = hi.saturating_mul(2).min(MAX_BLOCKS);
     }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(hi)
+    first_meeting(lo, hi, |blocks| Ok(meets(blocks)))
 }
 
 #[cfg(test)]

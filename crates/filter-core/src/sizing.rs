@@ -292,9 +292,32 @@ fn meeting_mean_rate(
         }
         lo = hi;
     }
-    while hi - lo > 1 {
+    first_meeting(lo, hi, |bits| Ok(meets(bits)))
+}
+
+/// The smallest size in `lo + 1 ..= hi` that `meets`, by bisection, for a
+/// condition that holds from some size on (more space, lower rate) and
+/// where `lo` fails and `hi` meets: what every sizing search here, and the
+/// blocked counting filter's, ends with once it has bracketed its answer.
+///
+/// ```
+/// use filter_core::sizing::first_meeting;
+/// let fewest = first_meeting(10, 1000, |m| Ok(m * m >= 5000))?;
+/// assert_eq!(fewest, 71);
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// The first error `meets` returns.
+pub fn first_meeting(
+    mut lo: u64,
+    mut hi: u64,
+    mut meets: impl FnMut(u64) -> Result<bool, Error>,
+) -> Result<u64, Error> {
+    while hi.saturating_sub(lo) > 1 {
         let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
+        if meets(mid)? {
             hi = mid;
         } else {
             lo = mid;
@@ -559,15 +582,7 @@ pub fn blocked_bloom_bits(
         }
         lo = hi;
     }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid)? {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(hi * block)
+    Ok(first_meeting(lo, hi, meets)? * block)
 }
 
 /// Fingerprint width of a cuckoo filter with `bucket_slots` slots per bucket
