@@ -6,7 +6,7 @@ use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
 use filter_core::prefetch::prefetch;
-use filter_core::{CubicProbes, LinearProbes, ProbeSequence};
+use filter_core::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
 use crate::block::Probe;
 use crate::classic::WORD_BITS;
@@ -20,6 +20,7 @@ impl<S: BuildHasher> Lookahead for BloomFilter<S> {
         match self.sequence {
             ProbeSequence::Linear => LinearProbes::new(hash, len).take(hashes).for_each(&mut ask),
             ProbeSequence::Cubic => CubicProbes::new(hash, len).take(hashes).for_each(&mut ask),
+            ProbeSequence::Hashed => HashedProbes::new(hash, len).take(hashes).for_each(&mut ask),
         }
     }
 

@@ -6,7 +6,7 @@ use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
 use fixedbitset::FixedBitSet;
 
-use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, LinearProbes, ProbeSequence};
+use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -38,8 +38,9 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 /// a few bits for about 1/m of the keys, which adds roughly 0.4/m to the
 /// rate: 1.49× the target at p = 1 % and n = 10. Filters below 64·2^k bits
 /// (about 850 keys at 1 %, 4,500 at 0.1 %) therefore probe a cubic sequence
-/// with a third hash value ([`probe_sequence()`](Self::probe_sequence) says
-/// which), and measure what independent probes would. Even those exceed
+/// with a third hash value, and the smallest a hashed one (below;
+/// [`probe_sequence()`](Self::probe_sequence) says which), and measure what
+/// independent probes would. Even those exceed
 /// the formula's rate with few keys, because a small table's fill varies
 /// with its keys and the rate grows as its k-th power: at the fewest bits
 /// that meet p at the mean fill (with the whole k chosen above), 1.09× the
@@ -52,17 +53,17 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 /// 10; at most the target, within noise, for 1 to 50 keys at rates from
 /// 10 % to 10^−4.
 ///
-/// **Not yet met: a few keys at rates below about 10^−5.** In a table of a
-/// few dozen bits the cubic sequence still puts a query's k probes on only
-/// a few bits now and then (at 33 bits and 19 probes, on 8 bits or fewer
-/// 18 times as often as independent probes would), and such a query is a
-/// false positive about as often as one bit is set. That puts a floor of
-/// about 10^−6 under the rate of the smallest tables: measured, 1.06× the
-/// target for one key at 10^−5, 2.2× at 10^−6, 26× at 10^−8, 1.9× for 10
-/// keys at 10^−8. Where such rates matter for a handful of keys, size the
-/// filter with [`with_bits`](Self::with_bits) for more keys than it will
-/// hold, or use a [`BlockedBloomFilter`](crate::BlockedBloomFilter), whose
-/// small tables stay far below the target.
+/// **The smallest filters at tiny rates.** In a table of a few dozen bits
+/// probed 16 to 30 times per key the cubic sequence still puts a query's k
+/// probes on only a few bits now and then (at 33 bits and 19 probes, on 8
+/// bits or fewer 18 times as often as independent probes would), and such
+/// a query is a false positive about as often as one bit is set. That put
+/// a floor of about 10^−6 under the rate: 2.2× the target for one key at
+/// 10^−6, 26× at 10^−8. Filters below 2^(1 + ⌊3k/4⌋) bits (64 at 1 %,
+/// 32,768 at 10^−6) therefore mix each probe as well (the hashed sequence,
+/// format 1.3), which costs a few nanoseconds per lookup in a table that
+/// small. Measured over 20,000 key sets: 0.75× the target for one key at
+/// 10^−6, 0.66× at 10^−8, 0.90× for three keys at 10^−8.
 ///
 /// # Invariants
 ///
@@ -221,12 +222,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
         let len = self.bits.len();
         #[allow(unsafe_code)]
-        // SAFETY: both probe sequences of a table of `len` cells yield
+        // SAFETY: every probe sequence of a table of `len` cells yields
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
                 ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
                 ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+                ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
             }
         }
     }
@@ -284,12 +286,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     pub(crate) fn test_hash(&self, hash: u64, early_exit: bool) -> bool {
         let len = self.bits.len();
         #[allow(unsafe_code)]
-        // SAFETY: both probe sequences of a table of `len` cells yield
+        // SAFETY: every probe sequence of a table of `len` cells yields
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
                 ProbeSequence::Linear => self.test_bits(LinearProbes::new(hash, len), early_exit),
                 ProbeSequence::Cubic => self.test_bits(CubicProbes::new(hash, len), early_exit),
+                ProbeSequence::Hashed => self.test_bits(HashedProbes::new(hash, len), early_exit),
             }
         }
     }
@@ -430,9 +433,10 @@ impl<S: BuildHasher> BloomFilter<S> {
         self.hashes
     }
 
-    /// Which positions keys probe: [`ProbeSequence::Cubic`] in small
-    /// tables, [`ProbeSequence::Linear`] in large ones and in every table
-    /// loaded from format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    /// Which positions keys probe: [`ProbeSequence::Hashed`] in the
+    /// smallest tables, [`ProbeSequence::Cubic`] in other small ones,
+    /// [`ProbeSequence::Linear`] in large ones and in every table loaded from
+    /// format 1.0 bytes (see [`ProbeSequence::for_table`]).
     pub fn probe_sequence(&self) -> ProbeSequence {
         self.sequence
     }

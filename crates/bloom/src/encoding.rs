@@ -3,7 +3,8 @@
 //!
 //! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
 //! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64. The
-//! header flag `FLAG_CUBIC_PROBES` says which probe sequence set the bits.
+//! header flags `FLAG_CUBIC_PROBES` and `FLAG_HASHED_PROBES` say which probe
+//! sequence set the bits.
 //! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
 //! a u32 array of 8·blocks lane words, block by block.
 //!
@@ -13,7 +14,7 @@
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FLAG_CUBIC_PROBES, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::sizing::MAX_BITS;
 use filter_core::{Error, HasherProbe, ProbeSequence};
 
@@ -48,9 +49,9 @@ impl<S: BuildHasher> BloomFilter<S> {
             bytes,
             FilterKind::Bloom,
             &HasherProbe::of(&hasher),
-            FLAG_CUBIC_PROBES,
+            ProbeSequence::HEADER_FLAGS,
         )?;
-        let sequence = ProbeSequence::from_header_flags(flags);
+        let sequence = ProbeSequence::from_header_flags(flags)?;
         let bits = r.u64("bits")?;
         if !(1..=MAX_BITS).contains(&bits) {
             return Err(Error::corrupt(format_args!(

@@ -39,7 +39,8 @@
 //!
 //! - **One hash per key.** The hasher runs once; the classic filter derives
 //!   its k positions by double hashing ([`filter_core::probes`]; a cubic
-//!   variant in small tables), the blocked filter its block
+//!   variant in small tables, a hashed one in the smallest), the blocked
+//!   filter its block
 //!   from the high bits of one multiply and its eight lane bits from salted
 //!   multiplies of a fold of that product. The `*_hash` methods
 //!   take that 64-bit hash directly, and the filter mixes it with

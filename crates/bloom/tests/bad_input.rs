@@ -446,24 +446,32 @@ fn wrong_kind_and_wrong_hasher_are_refused() {
 const FLAGS_AT: usize = 10;
 
 #[test]
-fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_filter() {
+fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
     // Every flag bit set in turn, resealed past the checksum: the blocked
     // filter has no flags and refuses all sixteen; the classic filter
-    // knows bit 0 (FLAG_CUBIC_PROBES) and refuses the other fifteen. A
-    // classic filter loaded with bit 0 set is read with the cubic sequence
-    // and must then work as any other.
-    use filter_core::format::FLAG_CUBIC_PROBES;
+    // knows bit 0 (FLAG_CUBIC_PROBES) and bit 2 (FLAG_HASHED_PROBES) and
+    // refuses the other fourteen. A classic filter loaded with one of its
+    // bits set is read with that sequence and must then work as any other;
+    // both bits at once name two sequences and are refused.
+    use bloom::ProbeSequence;
     let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
     keys::members(1, 60).iter().for_each(|k| classic.insert(k));
-    assert_eq!(classic.probe_sequence(), bloom::ProbeSequence::Linear);
+    assert_eq!(classic.probe_sequence(), ProbeSequence::Linear);
+    let flag = |bytes: &[u8], flags: u16| {
+        let mut flagged = bytes.to_vec();
+        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());
+        reseal(&mut flagged);
+        flagged
+    };
     for (bytes, is_classic) in [(classic.to_bytes(), true), (blocked_bytes(), false)] {
         for bit in 0..16 {
-            let mut flagged = bytes.clone();
-            flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&(1u16 << bit).to_le_bytes());
-            reseal(&mut flagged);
-            if is_classic && 1 << bit == FLAG_CUBIC_PROBES {
+            let flagged = flag(&bytes, 1 << bit);
+            let known = ProbeSequence::ALL
+                .into_iter()
+                .find(|s| s.header_flags() == 1 << bit);
+            if let (true, Some(sequence)) = (is_classic, known) {
                 let mut f = BloomFilter::from_bytes(&flagged).unwrap();
-                assert_eq!(f.probe_sequence(), bloom::ProbeSequence::Cubic);
+                assert_eq!(f.probe_sequence(), sequence);
                 assert_eq!(f.to_bytes(), flagged);
                 let members = keys::members(2, 200);
                 members.iter().for_each(|k| f.insert(k));
@@ -483,4 +491,10 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_filter() {
             );
         }
     }
+    let both = flag(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
+    let err = BloomFilter::from_bytes(&both).map(drop).unwrap_err();
+    assert!(
+        err.to_string().contains("name two probe sequences"),
+        "{err}"
+    );
 }

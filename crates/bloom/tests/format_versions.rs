@@ -3,7 +3,7 @@
 
 use bloom::BloomFilter;
 use bloom::ProbeSequence;
-use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
+use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_HASHED_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -44,9 +44,9 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    // Written by the current minor version (2), flag set: a 1.0 reader
+    // Written by the current minor version (3), flag set: a 1.0 reader
     // refuses these bytes.
-    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(bytes[6..8], [3, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES
@@ -70,6 +70,42 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     let err = old.intersect(&new).unwrap_err();
     assert!(err.to_string().contains("probe sequence"), "{err}");
     assert!(members().all(|k| old.contains(&k)));
+}
+
+#[test]
+fn the_smallest_filters_are_flagged_hashed_and_do_not_combine_with_cubic_ones() {
+    // One key at 10^−6: 33 bits, 19 probes, below the hashed line (2^15
+    // cells at k = 19).
+    let mut new = BloomFilter::with_fpr_and_hasher(1, 1e-6, StableHasher::default()).unwrap();
+    assert_eq!((new.bits(), new.hashes()), (33, 19));
+    assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
+    new.insert("the only key");
+    let bytes = new.to_bytes();
+    // A 1.2 reader refuses bytes with this flag, and this reader refuses it
+    // in bytes that claim 1.2 (filter-core's format tests).
+    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_HASHED_PROBES
+    );
+    let loaded = BloomFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
+    assert_eq!(loaded, new);
+    assert!(loaded.contains("the only key"));
+
+    // The same bytes flagged cubic: same shape, other positions. Combining
+    // them would lose the key, so both operations refuse.
+    let mut cubic_bytes = bytes.clone();
+    cubic_bytes[10..12].copy_from_slice(&FLAG_CUBIC_PROBES.to_le_bytes());
+    reseal(&mut cubic_bytes);
+    let mut cubic =
+        BloomFilter::from_bytes_with_hasher(&cubic_bytes, StableHasher::default()).unwrap();
+    assert_eq!(cubic.probe_sequence(), ProbeSequence::Cubic);
+    assert_ne!(cubic, new);
+    let err = cubic.union(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    let err = new.intersect(&cubic).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    assert!(new.contains("the only key"));
 }
 
 #[test]

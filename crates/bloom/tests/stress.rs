@@ -226,22 +226,25 @@ fn classic_keeps_every_key_at_boundary_sizes() {
 }
 
 #[test]
-fn classic_keeps_every_key_in_tiny_linear_tables() {
-    // Tiny tables are built cubic; only format 1.0 bytes (no flag) load them
-    // linear, where a key's probes fall on a few bits far more often.
-    for bits in [1u64, 2, 3, 64, 65, 1000] {
-        for k in [1, 2, 7, 31] {
-            let mut bytes = BloomFilter::with_bits(bits, k).unwrap().to_bytes();
-            bytes[10] = 0; // the flags: no FLAG_CUBIC_PROBES
-            filter_core::format::reseal(&mut bytes);
-            let f = BloomFilter::from_bytes(&bytes).unwrap();
-            assert_eq!(f.probe_sequence(), bloom::ProbeSequence::Linear);
-            drive(
-                &f,
-                bits * 7 + u64::from(k),
-                ops() / 2,
-                &format!("linear {bits}/{k}"),
-            );
+fn classic_keeps_every_key_in_tiny_tables_of_every_sequence() {
+    // Tiny tables are built hashed or cubic; older bytes load them cubic
+    // (format 1.1 and 1.2) or linear (1.0, no flag), where a key's probes
+    // fall on a few bits far more often. Each is forced through the flags.
+    for sequence in bloom::ProbeSequence::ALL {
+        for bits in [1u64, 2, 3, 64, 65, 1000] {
+            for k in [1, 2, 7, 31] {
+                let mut bytes = BloomFilter::with_bits(bits, k).unwrap().to_bytes();
+                bytes[10..12].copy_from_slice(&sequence.header_flags().to_le_bytes());
+                filter_core::format::reseal(&mut bytes);
+                let f = BloomFilter::from_bytes(&bytes).unwrap();
+                assert_eq!(f.probe_sequence(), sequence);
+                drive(
+                    &f,
+                    bits * 7 + u64::from(k),
+                    ops() / 2,
+                    &format!("{sequence:?} {bits}/{k}"),
+                );
+            }
         }
     }
 }

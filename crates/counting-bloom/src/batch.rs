@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead, remove_ahead};
 use filter_core::prefetch::prefetch;
-use filter_core::{CubicProbes, LinearProbes, ProbeSequence, reduce};
+use filter_core::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence, reduce};
 
 use crate::counter_block::mixed;
 use crate::counters::locate;
@@ -24,6 +24,9 @@ impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
                 .take(hashes)
                 .for_each(&mut ask),
             ProbeSequence::Cubic => CubicProbes::new(hash, self.counters)
+                .take(hashes)
+                .for_each(&mut ask),
+            ProbeSequence::Hashed => HashedProbes::new(hash, self.counters)
                 .take(hashes)
                 .for_each(&mut ask),
         }

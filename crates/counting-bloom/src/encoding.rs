@@ -9,15 +9,16 @@
 //! u64 array  table      ⌈m/16⌉ words; counter j is bits 4(j%16)..4(j%16)+4 of word j/16
 //! ```
 //!
-//! The header flag `FLAG_CUBIC_PROBES` says which probe sequence placed the
-//! counts; bytes without it, format 1.0's among them, used the linear one.
+//! The header flags `FLAG_CUBIC_PROBES` and `FLAG_HASHED_PROBES` say which
+//! probe sequence placed the counts; bytes with neither, format 1.0's among
+//! them, used the linear one.
 //!
 //! The saturated-counter count is not stored: it is recomputed from the table,
 //! so it cannot disagree with it.
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FLAG_CUBIC_PROBES, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::{Error, HasherProbe, ProbeSequence};
 
 use crate::CountingBloomFilter;
@@ -59,10 +60,10 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             bytes,
             FilterKind::CountingBloom,
             &HasherProbe::of(&hasher),
-            FLAG_CUBIC_PROBES,
+            ProbeSequence::HEADER_FLAGS,
         )?;
-        // Bytes without the flag (all of format 1.0's) use linear probes.
-        let sequence = ProbeSequence::from_header_flags(flags);
+        // Bytes with neither flag (all of format 1.0's) use linear probes.
+        let sequence = ProbeSequence::from_header_flags(flags)?;
         let counters = r.u64("counters")?;
         check_counters(counters).map_err(|e| Error::corrupt(format_args!("{e}")))?;
         let hashes = r.u32("hashes")?;

@@ -10,7 +10,7 @@ use crate::counters::{
     words_for, zeroed_table,
 };
 use crate::filter_simd::Lookup;
-use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, LinearProbes, ProbeSequence};
+use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
 /// The largest hash count a filter accepts. Every operation touches this
 /// many counters, so the limit bounds the cost of one call; 64 hashes is the
@@ -36,8 +36,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// with a 4-bit counter where the classic filter has a bit: 4·m bits, about
 /// 38.4 bits per key at p = 1 %, 4× the classic size. The false-positive
 /// rate with n items present is the classic (1 − e^(−kn/m))^k ≤ p, also
-/// averaged over key sets where the items are few (but see "Small tables"
-/// for a few items at rates below 10^−5);
+/// averaged over key sets where the items are few (see "Small tables");
 /// saturated counters (see below) raise it by an amount too small to
 /// measure in practice.
 ///
@@ -51,10 +50,12 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// few counters that the spread of a small table's fill costs
 /// ([`bloom_shape`]): measured over
 /// 20,000 key sets, 0.99× p at n = 10 for 1 %, 0.99× at n = 100 for 0.1 %.
-/// Not yet met for a few items at rates below about 10^−5, where the cubic
-/// sequence in a table of a few dozen counters puts a floor of about 10^−6
-/// under the rate (2.3× p for one item at 10^−6; see
-/// `bloom::BloomFilter`'s "Small filters", which shares the cause).
+/// In the smallest tables at tiny rates the cubic sequence still bunched a
+/// query's probes on a few counters often enough to put a floor of about
+/// 10^−6 under the rate (2.3× p for one item at 10^−6), so tables below
+/// 2^(1 + ⌊3k/4⌋) counters mix each probe as well (the hashed sequence,
+/// format 1.3; see `bloom::BloomFilter`'s "Small filters", which shares
+/// the cause and the cure).
 ///
 /// ```
 /// use counting_bloom::CountingBloomFilter;
@@ -231,6 +232,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         match self.sequence {
             ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
             ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+            ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
         };
     }
 
@@ -286,6 +288,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         match self.sequence {
             ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
             ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
+            ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
         }
     }
 
@@ -329,7 +332,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             return unsafe { crate::filter_simd::all_nonzero(&self.table, gather, hash) };
         }
         #[allow(unsafe_code)]
-        // SAFETY: both probe sequences of a table of `len` cells yield
+        // SAFETY: every probe sequence of a table of `len` cells yields
         // positions in `0..len`, and `len` is the counter count.
         unsafe {
             match self.sequence {
@@ -338,6 +341,9 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 }
                 ProbeSequence::Cubic => {
                     self.test_counters(CubicProbes::new(hash, len), branch_free)
+                }
+                ProbeSequence::Hashed => {
+                    self.test_counters(HashedProbes::new(hash, len), branch_free)
                 }
             }
         }
@@ -402,6 +408,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         match self.sequence {
             ProbeSequence::Linear => self.remove_probes(LinearProbes::new(hash, len)),
             ProbeSequence::Cubic => self.remove_probes(CubicProbes::new(hash, len)),
+            ProbeSequence::Hashed => self.remove_probes(HashedProbes::new(hash, len)),
         }
     }
 
@@ -450,6 +457,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         match self.sequence {
             ProbeSequence::Linear => self.count_probes(LinearProbes::new(hash, len)),
             ProbeSequence::Cubic => self.count_probes(CubicProbes::new(hash, len)),
+            ProbeSequence::Hashed => self.count_probes(HashedProbes::new(hash, len)),
         }
     }
 
@@ -532,9 +540,10 @@ impl<S> CountingBloomFilter<S> {
         self.hashes
     }
 
-    /// Which counters items probe: [`ProbeSequence::Cubic`] in small
-    /// tables, [`ProbeSequence::Linear`] in large ones and in every table
-    /// loaded from format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    /// Which counters items probe: [`ProbeSequence::Hashed`] in the
+    /// smallest tables, [`ProbeSequence::Cubic`] in other small ones,
+    /// [`ProbeSequence::Linear`] in large ones and in every table loaded from
+    /// format 1.0 bytes (see [`ProbeSequence::for_table`]).
     pub fn probe_sequence(&self) -> ProbeSequence {
         self.sequence
     }

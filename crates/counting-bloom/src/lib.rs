@@ -81,8 +81,8 @@
 //! - **Two layouts, two types.** [`CountingBloomFilter`] puts an item's k
 //!   counters anywhere in the table, like the classic filter's bits, so its
 //!   false-positive rate is the classic one at exactly 4× the classic memory
-//!   (small tables probe a cubic sequence to keep it there: see the type
-//!   docs);
+//!   (small tables probe a cubic or hashed sequence to keep it there: see
+//!   the type docs);
 //!   a lookup touches up to k cache lines. [`BlockedCountingBloomFilter`]
 //!   puts them in **two** 64-byte blocks (⌈k/2⌉ and ⌊k/2⌋ counters, one per
 //!   64-bit word), so a lookup touches two cache lines, read together; the
@@ -106,13 +106,12 @@
 //!   has it (detected at run time). Pick [`CountingBloomFilter`] when
 //!   memory matters most: it is 2.7 % smaller at p = 1 % and 7.4 % at
 //!   0.1 %, and it stays within 4.3× of a classic filter at every p, where
-//!   the blocked one does only for p ≥ 0.1 %. Both meet p at every size,
-//!   except a handful of items in the classic layout at rates below about
-//!   10^−5 (see [`CountingBloomFilter`]'s "Small tables").
-//!   The classic layout's small tables probe a cubic sequence (format 1.1)
-//!   and take the few counters more that the spread of a small table's fill
-//!   costs: 0.99× p at 10 items and 1 %, 0.99× at 100 items and 0.1 %
-//!   (means over 20,000 key sets). The blocked one has two blocks (256
+//!   the blocked one does only for p ≥ 0.1 %. Both meet p at every size.
+//!   The classic layout's small tables probe a cubic sequence (format 1.1),
+//!   the smallest a hashed one (1.3), and take the few counters more that
+//!   the spread of a small table's fill costs: 0.99× p at 10 items and 1 %,
+//!   0.99× at 100 items and 0.1 %, 0.75× for one item at 10^−6 (means over
+//!   20,000 key sets). The blocked one has two blocks (256
 //!   counters) at least, so small sets sit far below p and cost more per
 //!   item: 0.05× p at 10 items and 1 %.
 //! - **Batched lookups.** `contains_batch` answers many queries in order,

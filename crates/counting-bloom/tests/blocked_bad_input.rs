@@ -281,17 +281,18 @@ fn arbitrary_bytes_never_panic() {
 }
 
 #[test]
-fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
+fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
     // Every flag bit set in turn, resealed past the checksum: the blocked
     // layout has no flags and refuses all sixteen; the classic layout knows
-    // bit 0 (FLAG_CUBIC_PROBES) and refuses the other fifteen. A classic
-    // filter loaded with bit 0 set is read with the cubic sequence and must
-    // then count and remove as any other.
-    use filter_core::format::FLAG_CUBIC_PROBES;
+    // bit 0 (FLAG_CUBIC_PROBES) and bit 2 (FLAG_HASHED_PROBES) and refuses
+    // the other fourteen. A classic filter loaded with one of its bits set is
+    // read with that sequence and must then count and remove as any other;
+    // both bits at once name two sequences and are refused.
+    use counting_bloom::ProbeSequence;
     const FLAGS_AT: usize = 10;
-    let flag = |bytes: &[u8], bit: u32| {
+    let flag = |bytes: &[u8], flags: u16| {
         let mut flagged = bytes.to_vec();
-        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&(1u16 << bit).to_le_bytes());
+        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());
         reseal(&mut flagged);
         flagged
     };
@@ -301,21 +302,21 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
         blocked.insert(&i);
         classic.insert(&i);
     }
-    assert_eq!(
-        classic.probe_sequence(),
-        counting_bloom::ProbeSequence::Linear
-    );
+    assert_eq!(classic.probe_sequence(), ProbeSequence::Linear);
     for bit in 0..16 {
-        let reason = corrupt_reason(Blocked::from_bytes(&flag(&blocked.to_bytes(), bit)));
+        let reason = corrupt_reason(Blocked::from_bytes(&flag(&blocked.to_bytes(), 1 << bit)));
         assert!(
             reason.contains("unknown flags"),
             "blocked bit {bit}: {reason}"
         );
-        let flagged = flag(&classic.to_bytes(), bit);
+        let flagged = flag(&classic.to_bytes(), 1 << bit);
         let loaded = CountingBloomFilter::from_bytes(&flagged);
-        if 1 << bit == FLAG_CUBIC_PROBES {
+        let known = ProbeSequence::ALL
+            .into_iter()
+            .find(|s| s.header_flags() == 1 << bit);
+        if let Some(sequence) = known {
             let mut f = loaded.unwrap();
-            assert_eq!(f.probe_sequence(), counting_bloom::ProbeSequence::Cubic);
+            assert_eq!(f.probe_sequence(), sequence);
             assert_eq!(f.to_bytes(), flagged);
             (1_000..1_200u64).for_each(|i| f.insert(&i));
             assert!((1_000..1_200u64).all(|i| f.contains(&i) && f.remove(&i)));
@@ -328,5 +329,15 @@ fn resealed_header_flags_load_only_the_cubic_bit_on_the_classic_layout() {
                 "classic bit {bit}: {reason}"
             );
         }
+    }
+    let both = flag(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
+    let reason = corrupt_reason_classic(CountingBloomFilter::from_bytes(&both));
+    assert!(reason.contains("name two probe sequences"), "{reason}");
+}
+
+fn corrupt_reason_classic(result: Result<CountingBloomFilter, Error>) -> String {
+    match result {
+        Err(Error::Corrupt { reason }) => reason,
+        other => panic!("expected Corrupt, got {other:?}"),
     }
 }

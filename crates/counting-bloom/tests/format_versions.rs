@@ -3,7 +3,7 @@
 
 use counting_bloom::CountingBloomFilter;
 use counting_bloom::ProbeSequence;
-use filter_core::format::{FLAG_CUBIC_PROBES, reseal};
+use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_HASHED_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -56,7 +56,7 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(bytes[6..8], [3, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES
@@ -79,6 +79,38 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     let err = old.merge(&new).unwrap_err();
     assert!(err.to_string().contains("probe sequence"), "{err}");
     assert!(members().all(|k| old.count(&k) == load(FORMAT_1_0).count(&k)));
+}
+
+#[test]
+fn the_smallest_filters_are_flagged_hashed_and_do_not_merge_with_cubic_ones() {
+    // One item at 10^−6: 33 counters, 19 probes, below the hashed line.
+    let mut new =
+        CountingBloomFilter::with_fpr_and_hasher(1, 1e-6, StableHasher::default()).unwrap();
+    assert_eq!((new.counters(), new.hashes()), (33, 19));
+    assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
+    new.insert("the only item");
+    let bytes = new.to_bytes();
+    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_HASHED_PROBES
+    );
+    let loaded = load(&bytes);
+    assert_eq!(loaded, new);
+    assert_eq!(loaded.count("the only item"), 1);
+
+    // The same bytes flagged cubic: same shape, other counters. A merge
+    // would count the item on the wrong ones, so it is refused.
+    let mut cubic_bytes = bytes.clone();
+    cubic_bytes[10..12].copy_from_slice(&FLAG_CUBIC_PROBES.to_le_bytes());
+    reseal(&mut cubic_bytes);
+    let mut cubic = load(&cubic_bytes);
+    assert_eq!(cubic.probe_sequence(), ProbeSequence::Cubic);
+    assert_ne!(cubic, new);
+    let err = cubic.merge(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    assert!(new.remove("the only item"));
+    assert_eq!(new.count("the only item"), 0);
 }
 
 #[test]

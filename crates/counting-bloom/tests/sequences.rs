@@ -170,29 +170,29 @@ fn tiny_tables_every_hash_count() {
 }
 
 #[test]
-fn tiny_linear_tables_every_hash_count() {
-    // Tiny tables are built cubic; only format 1.0 bytes (no flag) load
-    // them linear. The linear sequence puts a key's probes on a few counters
-    // far more often, so removes that meet their own repeats (and must undo
-    // their decrements) are common here.
+fn tiny_tables_of_every_sequence_every_hash_count() {
+    // Tiny tables are built hashed or cubic; older bytes load them cubic
+    // (format 1.1 and 1.2) or linear (1.0, no flag), each forced here
+    // through the flags. The linear sequence puts a key's probes on a few
+    // counters far more often, so removes that meet their own repeats (and
+    // must undo their decrements) are common there.
     let mut stream = Stream(3);
-    for counters in 1..=40 {
-        for k in [1, 2, 3, 7, 16, 64] {
-            let cubic = CountingBloomFilter::with_counters(counters, k).unwrap();
-            let mut bytes = cubic.to_bytes();
-            bytes[10] = 0; // the flags: no FLAG_CUBIC_PROBES
-            filter_core::format::reseal(&mut bytes);
-            let filter = CountingBloomFilter::from_bytes(&bytes).unwrap();
-            assert_eq!(
-                filter.probe_sequence(),
-                counting_bloom::ProbeSequence::Linear
-            );
-            run(
-                filter,
-                &mut stream,
-                300,
-                &format!("linear {counters} counters k {k}"),
-            );
+    for sequence in counting_bloom::ProbeSequence::ALL {
+        for counters in 1..=40 {
+            for k in [1, 2, 3, 7, 16, 64] {
+                let built = CountingBloomFilter::with_counters(counters, k).unwrap();
+                let mut bytes = built.to_bytes();
+                bytes[10..12].copy_from_slice(&sequence.header_flags().to_le_bytes());
+                filter_core::format::reseal(&mut bytes);
+                let filter = CountingBloomFilter::from_bytes(&bytes).unwrap();
+                assert_eq!(filter.probe_sequence(), sequence);
+                run(
+                    filter,
+                    &mut stream,
+                    300,
+                    &format!("{sequence:?} {counters} counters k {k}"),
+                );
+            }
         }
     }
 }

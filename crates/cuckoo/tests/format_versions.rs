@@ -2,7 +2,7 @@
 //! built with.
 
 use cuckoo::CuckooFilter;
-use filter_core::format::{FLAG_MIXED_OFFSETS, reseal};
+use filter_core::format::{FLAG_MIXED_OFFSETS, FORMAT_MINOR, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.1 code (commit b4ad125): `with_fpr(100, 0.01)`
@@ -50,14 +50,14 @@ fn new_narrow_filters_are_flagged_and_older_versions_may_not_claim_the_flag() {
     );
     let wide = CuckooFilter::with_fpr_and_hasher(100, 0.01, StableHasher::default()).unwrap();
     let bytes = wide.to_bytes();
-    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
     assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
     // 6-bit fingerprints (a 12.5 % target) take mixed ones.
     let mut new = CuckooFilter::with_fpr_and_hasher(100, 0.125, StableHasher::default()).unwrap();
     assert_eq!(new.fingerprint_bits(), 6);
     members().for_each(|k| new.insert(&k).unwrap());
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], [2, 0]);
+    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_MIXED_OFFSETS

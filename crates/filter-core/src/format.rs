@@ -4,10 +4,11 @@
 //! offset  size  field
 //! 0       4     magic, the ASCII bytes "MFLT"
 //! 4       2     format major version (u16), currently 1
-//! 6       2     format minor version (u16), currently 2
+//! 6       2     format minor version (u16), currently 3
 //! 8       2     filter kind (u16, see FilterKind)
 //! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1), bit 1
-//!                    FLAG_MIXED_OFFSETS (1.2); others are 0
+//!                    FLAG_MIXED_OFFSETS (1.2), bit 2 FLAG_HASHED_PROBES
+//!                    (1.3); others are 0
 //! 12      32    hasher probe: 4 × u64, the hashes of fixed keys under the filter's hasher
 //! 44      ...   body: the filter's parameters, then its tables (layout per filter kind)
 //! end-8   8     checksum: XXH64 (seed 0) of every byte before it
@@ -38,7 +39,8 @@ pub const FORMAT_MAJOR: u16 = 1;
 ///   (it refuses every flag it does not know), and loads every other 1.1
 ///   byte string as before.
 /// - 1.2: adds [`FLAG_MIXED_OFFSETS`], likewise.
-pub const FORMAT_MINOR: u16 = 2;
+/// - 1.3: adds [`FLAG_HASHED_PROBES`], likewise.
+pub const FORMAT_MINOR: u16 = 3;
 /// Header flag, bit 0 (format 1.1): the filter's positions follow
 /// [`ProbeSequence::Cubic`](crate::ProbeSequence::Cubic) rather than the
 /// linear sequence of format 1.0. Only [`FilterKind::Bloom`] and
@@ -64,6 +66,19 @@ pub const FLAG_CUBIC_PROBES: u16 = 1;
 /// and keep the cheaper rule. As for [`FLAG_CUBIC_PROBES`], a flag keeps
 /// older bytes loading with the buckets they were built with.
 pub const FLAG_MIXED_OFFSETS: u16 = 2;
+/// Header flag, bit 2 (format 1.3): the filter's positions follow
+/// [`ProbeSequence::Hashed`](crate::ProbeSequence::Hashed). Only
+/// [`FilterKind::Bloom`] and [`FilterKind::CountingBloom`] may set it, and
+/// never together with [`FLAG_CUBIC_PROBES`].
+///
+/// Why: in tables of a few dozen to a few thousand cells probed many times
+/// per key (rates below about 10^−5), the cubic sequence still lands a
+/// query's probes on a few cells often enough to put a floor under the
+/// false-positive rate, above the target for a handful of keys (2.2× at
+/// 10^−6 with one key, 26× at 10^−8). As for [`FLAG_CUBIC_PROBES`], a flag
+/// keeps older bytes loading with the cells they were built with, and makes
+/// older readers refuse these bytes.
+pub const FLAG_HASHED_PROBES: u16 = 4;
 /// Bytes before the body: magic, versions, kind, flags, probe.
 pub const HEADER_BYTES: usize = 44;
 /// Bytes after the body: the checksum.
@@ -314,10 +329,12 @@ impl<'a> ByteReader<'a> {
             )));
         }
         // Likewise for a flag newer than the version the bytes claim.
-        if minor == 1 && flags & FLAG_MIXED_OFFSETS != 0 {
-            return Err(Error::corrupt(format_args!(
-                "flag {FLAG_MIXED_OFFSETS:#06x} in format version {major}.1, which predates it"
-            )));
+        for (flag, since) in [(FLAG_MIXED_OFFSETS, 2), (FLAG_HASHED_PROBES, 3)] {
+            if minor < since && flags & flag != 0 {
+                return Err(Error::corrupt(format_args!(
+                    "flag {flag:#06x} in format version {major}.{minor}, which predates it"
+                )));
+            }
         }
         let mut stored_probe = [0u64; 4];
         for word in &mut stored_probe {
@@ -719,6 +736,24 @@ mod tests {
                 .contains("flag 0x0002 in format version 1.1, which predates it"),
             "{err}"
         );
+        // Likewise the 1.3 flag in bytes that claim 1.2.
+        let mut w = ByteWriter::with_flags(FilterKind::Bloom, &probe, 8, FLAG_HASHED_PROBES);
+        w.u64(7);
+        let mut hashed = w.finish();
+        let (_, flags) =
+            ByteReader::open_with_flags(&hashed, FilterKind::Bloom, &probe, FLAG_HASHED_PROBES)
+                .unwrap();
+        assert_eq!(flags, FLAG_HASHED_PROBES);
+        hashed[6] = 2;
+        reseal(&mut hashed);
+        let err =
+            ByteReader::open_with_flags(&hashed, FilterKind::Bloom, &probe, FLAG_HASHED_PROBES)
+                .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("flag 0x0004 in format version 1.2, which predates it"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -739,7 +774,7 @@ mod tests {
         v2[4] = 2;
         reseal(&mut v2);
         let err = ByteReader::open(&v2, FilterKind::Bloom, &probe).unwrap_err();
-        assert!(err.to_string().contains("format version 2.2"), "{err}");
+        assert!(err.to_string().contains("format version 2.3"), "{err}");
         let mut flagged = b.clone();
         flagged[10] = 1;
         reseal(&mut flagged);

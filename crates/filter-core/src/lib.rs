@@ -14,7 +14,8 @@
 //!   that stops a filter from loading under a hasher that would give false
 //!   negatives;
 //! - [`probes`]: the k positions of a key in a Bloom-family table
-//!   ([`LinearProbes`], [`CubicProbes`], chosen by [`ProbeSequence`]);
+//!   ([`LinearProbes`], [`CubicProbes`], [`HashedProbes`], chosen by
+//!   [`ProbeSequence`]);
 //! - sizing math ([`sizing`]) with checked inputs;
 //! - the byte format ([`format`](mod@format)): a writer and a validating reader;
 //! - fallible table allocation ([`memory`]);
@@ -104,7 +105,8 @@ mod traits;
 pub use error::Error;
 pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
 pub use probes::{
-    BRANCH_FREE_MAX_BYTES, CUBIC_MAX_CELLS_PER_2K, CubicProbes, LinearProbes, ProbeSequence,
+    BRANCH_FREE_MAX_BYTES, CUBIC_MAX_CELLS_PER_2K, CubicProbes, HASHED_MAX_LOG2_BASE, HashedProbes,
+    LinearProbes, ProbeSequence,
 };
 pub use traits::{Filter, Insert, Remove};
 

@@ -47,6 +47,23 @@
 //! fill^k exceeds the k-th power of the mean fill, so even perfect probes
 //! sit a little above the textbook rate there.
 //!
+//! The cubic term is not enough in the smallest tables at tiny rates. A
+//! table of a few dozen cells probed 16 to 30 times per key (one to a few
+//! keys at 10^−5 to 10^−8) still sees queries whose probes bunch onto a few
+//! cells far more often than independent probes would: one key at 10^−6
+//! (33 cells, k = 19) measured 2.2× the target, at 10^−8 (44 cells,
+//! k = 26) 26×. The excess falls with the table (about 1.4 powers of its
+//! size at k = 19) but the target falls faster with k. So the smallest
+//! tables use [`ProbeSequence::Hashed`]: the linear sequence's values, each
+//! put through [`mix64`] before it is reduced. A mixed value has no
+//! arithmetic relation to its neighbours, so the probes behave as
+//! independent ones and the rate is the one [`crate::sizing`] computes for
+//! independent probes. The same two cases measured 0.75× and 0.66× the
+//! target (2·10^8 and 5·10^9 queries over 20,000 key sets). The mix costs
+//! two multiplies per probe, 1.4–2× the lookup time of the cubic sequence
+//! in a table that fits in L1, which is why it is kept to the tables that
+//! need it (see [`ProbeSequence::for_table`]).
+//!
 //! Large tables keep [`ProbeSequence::Linear`]: there the excess is below a
 //! percent of the rate and the cubic adds are not free (see
 //! [`ProbeSequence::for_table`] for the line and its cost). The sequence a
@@ -68,8 +85,8 @@
 //! The classic Bloom filter and the counting Bloom filter both use this, so
 //! the same key touches the same cells in both at equal size.
 
-use crate::format::FLAG_CUBIC_PROBES;
-use crate::{mix64, reduce};
+use crate::format::{FLAG_CUBIC_PROBES, FLAG_HASHED_PROBES};
+use crate::{Error, mix64, reduce};
 
 /// Xored into the step so that no natural hash value (0 above all) gets a
 /// zero step: the 64-bit golden ratio, an arbitrary odd constant.
@@ -106,6 +123,11 @@ pub const BRANCH_FREE_MAX_BYTES: usize = 16 << 20;
 /// [`ProbeSequence::Cubic`]. See [`ProbeSequence::for_table`].
 pub const CUBIC_MAX_CELLS_PER_2K: u64 = 64;
 
+/// A new table of fewer than 2^([`HASHED_MAX_LOG2_BASE`] + ⌊3k/4⌋) cells
+/// (k the probes per key) uses [`ProbeSequence::Hashed`]. See
+/// [`ProbeSequence::for_table`].
+pub const HASHED_MAX_LOG2_BASE: u32 = 1;
+
 /// Which sequence of positions a table's keys probe: a property of the
 /// table, fixed when it is built and stored in its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,12 +139,36 @@ pub enum ProbeSequence {
     /// value from the key's hash, which keeps small tables at the rate of
     /// independent probes (see the module docs). Format 1.1.
     Cubic,
+    /// Probe j is `reduce(mix64(x + j·y), len)`: the linear sequence's
+    /// values, each mixed, so that the probes of the smallest tables behave
+    /// as independent ones (see the module docs). Format 1.3.
+    Hashed,
 }
 
 impl ProbeSequence {
+    /// Every sequence, oldest first.
+    pub const ALL: [ProbeSequence; 3] = [
+        ProbeSequence::Linear,
+        ProbeSequence::Cubic,
+        ProbeSequence::Hashed,
+    ];
+
     /// The sequence a new table of `len` cells probed `hashes` times per key
-    /// uses: [`Cubic`](Self::Cubic) below [`CUBIC_MAX_CELLS_PER_2K`] · 2^k
-    /// cells, [`Linear`](Self::Linear) from there on.
+    /// uses: [`Hashed`](Self::Hashed) below 2^(1 + ⌊3k/4⌋) cells
+    /// ([`HASHED_MAX_LOG2_BASE`]), [`Cubic`](Self::Cubic) below
+    /// [`CUBIC_MAX_CELLS_PER_2K`] · 2^k cells, [`Linear`](Self::Linear) from
+    /// there on.
+    ///
+    /// Why the first line: the cubic sequence's excess in the smallest
+    /// tables is roughly a fixed amount, 10^−6 to 2·10^−6 at a few dozen
+    /// cells, falling as the 1.4th power of the table size (measured at
+    /// k = 19 between 33 and 91 cells). The target is about 2^−k, so the
+    /// excess stays below 0.1 % of it from about 5,000 cells at k = 19 and
+    /// 185,000 at k = 26: about 33 · (2^k / 500)^0.73 cells. The line is
+    /// at 2^(1 + ⌊3k/4⌋), four to six times that: 64 cells at k = 7 (1 %,
+    /// about 6 keys), 1,024 at k = 13, 32,768 at k = 19 (10^−6, about
+    /// 1,100 keys), 2^20 at k = 26 (10^−8, about 27,000 keys). Below it the
+    /// table is small enough that the mix's cost is a few nanoseconds.
     ///
     /// Why there: the linear sequence adds about 0.4/len to the rate, and a
     /// table sized for rate p by the textbook formula probes k ≈ log2(1/p)
@@ -138,32 +184,56 @@ impl ProbeSequence {
     /// (k = 10) 65,536 (about 4,500 keys), at 10^−6 (k = 20) 2^26 (about
     /// 2.3M keys).
     pub fn for_table(len: usize, hashes: u32) -> Self {
-        // 64 · 2^k exceeds every u64 from k = 58 on.
+        // 2^(1 + 3k/4) exceeds every u64 from k = 84 on, and 64 · 2^k from
+        // k = 58 on.
+        let hashed_log2 = HASHED_MAX_LOG2_BASE.saturating_add(hashes.saturating_mul(3) / 4);
+        let tiny = hashed_log2 >= 64 || (len as u64) < 1 << hashed_log2;
         let small = hashes >= 58 || (len as u64) >> hashes < CUBIC_MAX_CELLS_PER_2K;
-        if small {
+        if tiny {
+            ProbeSequence::Hashed
+        } else if small {
             ProbeSequence::Cubic
         } else {
             ProbeSequence::Linear
         }
     }
 
+    /// Every header flag that records a sequence: what a Bloom-family
+    /// reader passes to
+    /// [`ByteReader::open_with_flags`](crate::format::ByteReader::open_with_flags).
+    pub const HEADER_FLAGS: u16 = FLAG_CUBIC_PROBES | FLAG_HASHED_PROBES;
+
     /// The header flags that record this sequence in a filter's bytes:
-    /// [`FLAG_CUBIC_PROBES`] or none.
+    /// [`FLAG_CUBIC_PROBES`], [`FLAG_HASHED_PROBES`] or none.
     pub fn header_flags(self) -> u16 {
         match self {
             ProbeSequence::Linear => 0,
             ProbeSequence::Cubic => FLAG_CUBIC_PROBES,
+            ProbeSequence::Hashed => FLAG_HASHED_PROBES,
         }
     }
 
-    /// The sequence recorded by header `flags`. Bytes without the flag,
+    /// The sequence recorded by header `flags`. Bytes without either flag,
     /// every byte string of format 1.0 among them, were built with the
     /// linear sequence.
-    pub fn from_header_flags(flags: u16) -> Self {
-        if flags & FLAG_CUBIC_PROBES != 0 {
-            ProbeSequence::Cubic
-        } else {
-            ProbeSequence::Linear
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] when both flags are set: no writer sets them
+    /// together, and reading by either would put members on other cells
+    /// than they were inserted at.
+    pub fn from_header_flags(flags: u16) -> Result<Self, Error> {
+        match (
+            flags & FLAG_CUBIC_PROBES != 0,
+            flags & FLAG_HASHED_PROBES != 0,
+        ) {
+            (false, false) => Ok(ProbeSequence::Linear),
+            (true, false) => Ok(ProbeSequence::Cubic),
+            (false, true) => Ok(ProbeSequence::Hashed),
+            (true, true) => Err(Error::corrupt(format_args!(
+                "flags {:#06x} name two probe sequences",
+                FLAG_CUBIC_PROBES | FLAG_HASHED_PROBES
+            ))),
         }
     }
 }
@@ -293,16 +363,62 @@ impl Iterator for CubicProbes {
     }
 }
 
+/// The probes of one key in a table of `len` cells under
+/// [`ProbeSequence::Hashed`], as an endless iterator: probe j is
+/// `reduce(mix64(x + j·y), len)` mod 2^64, with x and y as in
+/// [`LinearProbes`].
+///
+/// Each probe costs an add, the mix (two multiplies) and a multiply-shift;
+/// as in the other sequences no probe depends on a loaded value, so the
+/// mixes of one key overlap.
+#[derive(Clone, Copy, Debug)]
+pub struct HashedProbes {
+    /// x + j·y for the next j, before the mix.
+    next: u64,
+    /// y.
+    step: u64,
+    len: usize,
+}
+
+impl HashedProbes {
+    /// Starts the probes of the key whose raw (unmixed) 64-bit hash is
+    /// `hash`, in a table of `len` cells. Every filter has `len ≥ 1`; with
+    /// `len = 0` every probe is 0, which no table can hold.
+    #[inline(always)]
+    pub fn new(hash: u64, len: usize) -> Self {
+        let LinearProbes { next, step, len } = LinearProbes::new(hash, len);
+        HashedProbes { next, step, len }
+    }
+}
+
+impl Iterator for HashedProbes {
+    type Item = usize;
+
+    /// The next probe, in `0..len`. Never `None`.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let position = reduce(mix64(self.next), self.len);
+        self.next = self.next.wrapping_add(self.step);
+        Some(position)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
 /// The first `k` probes of the key whose raw hash is `hash` in a table of
 /// `len` cells probed by `sequence`, collected: for tests, diagnostics and
 /// cold paths. Hot paths match on the sequence and run a loop generic over
-/// [`LinearProbes`] / [`CubicProbes`]. Allocates `k` positions, so `k` is
+/// [`LinearProbes`] / [`CubicProbes`] / [`HashedProbes`]. Allocates `k`
+/// positions, so `k` is
 /// a filter's hash count, not an arbitrary `u32`.
 pub fn probe_positions(hash: u64, len: usize, sequence: ProbeSequence, k: u32) -> Vec<usize> {
     let k = k as usize;
     match sequence {
         ProbeSequence::Linear => LinearProbes::new(hash, len).take(k).collect(),
         ProbeSequence::Cubic => CubicProbes::new(hash, len).take(k).collect(),
+        ProbeSequence::Hashed => HashedProbes::new(hash, len).take(k).collect(),
     }
 }
 
@@ -313,9 +429,10 @@ mod tests {
     #[test]
     fn positions_are_in_range_and_spread() {
         let lens = [1usize, 2, 63, 64, 65, 1000, 9_585_059, 1 << 40];
-        for (len, sequence) in lens.into_iter().flat_map(|len| {
-            [ProbeSequence::Linear, ProbeSequence::Cubic].map(|sequence| (len, sequence))
-        }) {
+        for (len, sequence) in lens
+            .into_iter()
+            .flat_map(|len| ProbeSequence::ALL.map(|sequence| (len, sequence)))
+        {
             for hash in [0u64, 1, u64::MAX, 0xDEAD_BEEF, 12345] {
                 let ps = probe_positions(hash, len, sequence, 20);
                 assert_eq!(ps.len(), 20);
@@ -347,41 +464,66 @@ mod tests {
     }
 
     #[test]
-    fn small_tables_get_the_cubic_sequence() {
-        use ProbeSequence::{Cubic, Linear};
-        // At k = 7 the line is 64 · 2^7 = 8192 cells.
+    fn small_tables_get_the_cubic_sequence_and_the_smallest_the_hashed() {
+        use ProbeSequence::{Cubic, Hashed, Linear};
+        // At k = 7 the lines are 2^(1 + 5) = 64 and 64 · 2^7 = 8192 cells.
+        assert_eq!(ProbeSequence::for_table(63, 7), Hashed);
+        assert_eq!(ProbeSequence::for_table(64, 7), Cubic);
         assert_eq!(ProbeSequence::for_table(8191, 7), Cubic);
         assert_eq!(ProbeSequence::for_table(8192, 7), Linear);
-        assert_eq!(ProbeSequence::for_table(1, 1), Cubic);
+        // At k = 1 they are 2 and 128 cells.
+        assert_eq!(ProbeSequence::for_table(1, 1), Hashed);
+        assert_eq!(ProbeSequence::for_table(2, 1), Cubic);
         assert_eq!(ProbeSequence::for_table(128, 1), Linear);
-        // From k = 58 the line is past every table.
-        assert_eq!(ProbeSequence::for_table(usize::MAX, 58), Cubic);
+        // At k = 26 (10^−8) the first is 2^20 cells.
+        assert_eq!(ProbeSequence::for_table((1 << 20) - 1, 26), Hashed);
+        assert_eq!(ProbeSequence::for_table(1 << 20, 26), Cubic);
+        // From k = 58 the cubic line is past every table, from k = 84 the
+        // hashed one.
         assert_eq!(ProbeSequence::for_table(usize::MAX, 57), Linear);
-        assert_eq!(ProbeSequence::for_table(usize::MAX, u32::MAX), Cubic);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, 58), Cubic);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, 83), Cubic);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, 84), Hashed);
+        assert_eq!(ProbeSequence::for_table(usize::MAX, u32::MAX), Hashed);
+    }
+
+    #[test]
+    fn header_flags_round_trip_and_two_sequences_are_refused() {
+        for sequence in ProbeSequence::ALL {
+            let flags = sequence.header_flags();
+            assert_eq!(flags & !ProbeSequence::HEADER_FLAGS, 0);
+            assert_eq!(ProbeSequence::from_header_flags(flags), Ok(sequence));
+        }
+        let err = ProbeSequence::from_header_flags(ProbeSequence::HEADER_FLAGS).unwrap_err();
+        assert!(
+            err.to_string().contains("name two probe sequences"),
+            "{err}"
+        );
     }
 
     #[test]
     fn the_iterator_follows_the_closed_form() {
-        // The iterator keeps differences; the documented sequence is
-        // reduce(x + j·y + (j³ − j)/6 · z). (j³ − j)/6 is exact in u64 for
-        // these j, so the two must agree probe for probe.
+        // The iterators keep differences; the documented sequences are
+        // reduce(x + j·y + (j³ − j)/6 · z) and reduce(mix64(x + j·y)).
+        // (j³ − j)/6 is exact in u64 for these j, so the two must agree
+        // probe for probe.
         for len in [1usize, 96, 1000, 9_585_059] {
             for hash in [0u64, 7, 0xDEAD_BEEF, u64::MAX] {
                 let x = mix64(hash);
                 let y = x.rotate_left(32) ^ STEP_SALT;
-                for (sequence, z) in [
-                    (ProbeSequence::Linear, 0),
-                    (ProbeSequence::Cubic, x.wrapping_mul(BEND_MULTIPLIER)),
-                ] {
+                for sequence in ProbeSequence::ALL {
                     let probes = probe_positions(hash, len, sequence, 300);
                     for (j, &p) in probes.iter().enumerate() {
                         let j = j as u64;
+                        let linear = x.wrapping_add(j.wrapping_mul(y));
                         let cubic = (j * j * j - j) / 6;
-                        let expected = reduce(
-                            x.wrapping_add(j.wrapping_mul(y))
-                                .wrapping_add(cubic.wrapping_mul(z)),
-                            len,
-                        );
+                        let z = x.wrapping_mul(BEND_MULTIPLIER);
+                        let value = match sequence {
+                            ProbeSequence::Linear => linear,
+                            ProbeSequence::Cubic => linear.wrapping_add(cubic.wrapping_mul(z)),
+                            ProbeSequence::Hashed => mix64(linear),
+                        };
+                        let expected = reduce(value, len);
                         assert_eq!(p, expected, "{sequence:?} len {len} hash {hash} j {j}");
                     }
                 }
@@ -418,8 +560,63 @@ mod tests {
     }
 
     #[test]
+    fn every_sequence_keeps_its_positions() {
+        // Serialized filters hold bits set at these positions: a change to
+        // any sequence (or to mix64, reduce or the constants) would make
+        // every stored filter of that sequence lose members. Values taken
+        // when the hashed sequence was added (format 1.3).
+        let expected = [
+            (
+                ProbeSequence::Linear,
+                [304, 752, 200, 648, 96, 544, 991, 439],
+            ),
+            (
+                ProbeSequence::Cubic,
+                [304, 752, 934, 584, 435, 223, 681, 542],
+            ),
+            (
+                ProbeSequence::Hashed,
+                [353, 303, 842, 441, 434, 115, 463, 594],
+            ),
+        ];
+        for (sequence, positions) in expected {
+            assert_eq!(
+                probe_positions(0xDEAD_BEEF, 1000, sequence, 8),
+                positions,
+                "{sequence:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hashed_probes_do_not_bunch_where_cubic_ones_still_do() {
+        // One key at 10^−6: 33 cells, k = 19. Nineteen independent probes
+        // cover at most 7 of 33 cells with probability 4.6·10^−7 (exact,
+        // by the occupancy recurrence), so 200,000 keys expect 0.09 such
+        // keys. The cubic sequence measured 33 (167 in a million), which
+        // is what held the rate of a one-key table at 2.2× its target; the
+        // hashed one 1 in a million, as independent probes.
+        let (len, k) = (33, 19);
+        let bunched = |sequence| {
+            (0..200_000u64)
+                .filter(|&h| {
+                    let mut cells = probe_positions(h, len, sequence, k);
+                    cells.sort_unstable();
+                    cells.dedup();
+                    cells.len() <= 7
+                })
+                .count()
+        };
+        let cubic = bunched(ProbeSequence::Cubic);
+        let hashed = bunched(ProbeSequence::Hashed);
+        assert!(cubic > 10, "cubic {cubic}");
+        // Poisson(0.09) exceeds 2 with probability 1.3·10^−4.
+        assert!(hashed <= 2, "hashed {hashed}");
+    }
+
+    #[test]
     fn hash_zero_gets_k_distinct_probes() {
-        for sequence in [ProbeSequence::Linear, ProbeSequence::Cubic] {
+        for sequence in ProbeSequence::ALL {
             let ps = probe_positions(0, 1 << 20, sequence, 10);
             let mut distinct = ps.clone();
             distinct.sort_unstable();

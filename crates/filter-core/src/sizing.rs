@@ -220,9 +220,9 @@ pub fn textbook_bloom_shape(
 /// for one key at 1 %, 1.09× for 10, 1.006× for 100). m grows until that mean meets p (the
 /// occupancy model in `occupancy.rs`): 11 bits for one key at 1 %, not 10;
 /// at 10^6 keys, 2 bits more. The model is of independent probes, which the
-/// probe sequences match except in tables of a few dozen bits at rates
-/// below about 10^−5 (see [`crate::probes`]): there the measured rate stays
-/// above p.
+/// probe sequences match (see [`crate::probes`], whose hashed sequence
+/// exists for the smallest tables at tiny rates, where the cubic one did
+/// not).
 ///
 /// Above p = ½ the optimum is below one hash, and one hash needs
 /// m = n / −ln(1 − p) bits, far more than the textbook formula: at
