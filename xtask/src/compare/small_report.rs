@@ -125,15 +125,18 @@ pub(crate) fn section(small: &SmallSets) -> String {
     );
     let _ = writeln!(
         s,
-        "Even a Bloom filter with perfect, independent probes sits a little above its \
-         target on a handful of keys, and this is not a bug: which cells n keys land on \
-         varies from key set to key set, so a small table's fill varies too, and a false \
-         positive needs all k probes on set cells, so its rate is the mean of fill^k, which \
-         exceeds the k-th power of the mean fill that the textbook formula uses. Exactly, \
-         for independent probes: {tiny_1:.3}× at 1 % and 10 keys (m = 96 bits, k = 7), \
+        "At the textbook size even a Bloom filter with perfect, independent probes sits a \
+         little above its target on a handful of keys: which cells n keys land on varies \
+         from key set to key set, so a small table's fill varies too, and a false positive \
+         needs all k probes on set cells, so its rate is the mean of fill^k, which exceeds \
+         the k-th power of the mean fill that the textbook formula uses. Exactly, for \
+         independent probes: {tiny_1:.3}× at 1 % and 10 keys (m = 96 bits, k = 7), \
          {tiny_01:.3}× at 0.1 % and 10 keys (m = 144, k = 10); the excess falls roughly as \
-         1/n and is gone by 1000 keys. A classic Bloom filter near those figures is as good \
-         as hashing allows; one well above them has probes that collide. Fingerprint \
+         1/n and is gone by 1000 keys. This workspace's classic and counting Bloom filters \
+         size small tables by that mean (`filter_core::sizing::bloom_shape`: 98 bits for \
+         10 keys at 1 %), so they should sit at 1.00 or below. A filter sized by the \
+         textbook formula near those figures is as good as hashing allows; one well above \
+         them has probes that collide. Fingerprint \
          filters (cuckoo, xor, binary fuse) compare fingerprints rather than fill a shared \
          table, so their rate should not rise at small n (a static filter's table is often \
          proportionally larger there, which lowers it). Rows of 16-bit fingerprints have \
