@@ -357,7 +357,8 @@ impl<S: BuildHasher> BloomFilter<S> {
     ///
     /// [`Error::Incompatible`] when the bit or hash counts or the probe
     /// sequences differ (equal sizes can differ in sequence when one filter
-    /// was loaded from format 1.0 bytes); [`Error::HasherMismatch`] when the
+    /// was loaded from bytes of an older format: 1.0 at any size, 1.1 and
+    /// 1.2 in the smallest tables); [`Error::HasherMismatch`] when the
     /// hashers hash differently. `self` is unchanged on error.
     pub fn union(&mut self, other: &Self) -> Result<(), Error> {
         self.check_compatible(other)?;
@@ -390,7 +391,8 @@ impl<S: BuildHasher> BloomFilter<S> {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
         }
         if self.sequence != other.sequence {
-            // Equal sizes, but one side was loaded from format 1.0 bytes.
+            // Equal sizes, but one side was loaded from older bytes (1.0
+            // at any size; 1.1 or 1.2 in a table now built hashed).
             return Err(Error::incompatible(
                 "probe sequence",
                 format_args!("{:?}", self.sequence),

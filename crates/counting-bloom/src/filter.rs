@@ -494,7 +494,8 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
         }
         if self.sequence != other.sequence {
-            // Equal sizes, but one side was loaded from format 1.0 bytes.
+            // Equal sizes, but one side was loaded from older bytes (1.0
+            // at any size; 1.1 or 1.2 in a table now built hashed).
             return Err(Error::incompatible(
                 "probe sequence",
                 format_args!("{:?}", self.sequence),
