@@ -302,7 +302,6 @@ fn estimated_len_tracks_distinct_inserts() {
 /// bound is p plus 4 standard errors.
 #[test]
 fn small_classic_filters_meet_target_rate_on_average() {
-    use filter_core::mix64;
     let cases = [
         (0.01, 1usize),
         (0.01, 2),
@@ -313,27 +312,37 @@ fn small_classic_filters_meet_target_rate_on_average() {
         (0.001, 100),
     ];
     for (fpr, n) in cases {
-        let (sets, q) = ((200_000 / n as u64).min(20_000), 2_000u64);
-        let rates: Vec<f64> = (0..sets)
-            .map(|set| {
-                let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
-                (0..n as u64).for_each(|i| f.insert_hash(mix64(set << 32 | i)));
-                let false_positives = (0..q)
-                    .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
-                    .count();
-                false_positives as f64 / q as f64
-            })
-            .collect();
-        let t = sets as f64;
-        let mean = rates.iter().sum::<f64>() / t;
-        let spread = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
-        let standard_error = (spread / t.sqrt()).max((fpr / (t * q as f64)).sqrt());
-        let bound = fpr + SIGMAS * standard_error;
-        assert!(
-            mean <= bound,
-            "p {fpr} n {n}: mean {mean} > {bound} (standard error {standard_error})"
-        );
+        let sets = (200_000 / n as u64).min(20_000);
+        assert_mean_rate_meets_target(n, fpr, sets, 2_000);
     }
+}
+
+/// Builds `sets` filters by `with_fpr(n, fpr)`, each holding n pre-hashed
+/// keys of its own and asked `q` other hashes, and asserts that their mean
+/// rate is at most `fpr` plus [`SIGMAS`] standard errors of that mean (the
+/// larger of the binomial one and the spread of the per-set rates over
+/// √sets).
+fn assert_mean_rate_meets_target(n: usize, fpr: f64, sets: u64, q: u64) {
+    use filter_core::mix64;
+    let rates: Vec<f64> = (0..sets)
+        .map(|set| {
+            let mut f = BloomFilter::with_fpr(n, fpr).unwrap();
+            (0..n as u64).for_each(|i| f.insert_hash(mix64(set << 32 | i)));
+            let false_positives = (0..q)
+                .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
+                .count();
+            false_positives as f64 / q as f64
+        })
+        .collect();
+    let t = sets as f64;
+    let mean = rates.iter().sum::<f64>() / t;
+    let spread = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
+    let standard_error = (spread / t.sqrt()).max((fpr / (t * q as f64)).sqrt());
+    let bound = fpr + SIGMAS * standard_error;
+    assert!(
+        mean <= bound,
+        "p {fpr} n {n}: mean {mean} > {bound} (standard error {standard_error})"
+    );
 }
 
 /// The rate promise at a tiny rate with a single key: 33 bits probed 19
@@ -348,26 +357,7 @@ fn small_classic_filters_meet_target_rate_on_average() {
 /// old 2.2.
 #[test]
 fn one_key_at_a_tiny_rate_meets_the_target() {
-    use filter_core::mix64;
-    let (fpr, sets, q) = (1e-6, 20_000u64, 5_000u64);
-    let rates: Vec<f64> = (0..sets)
-        .map(|set| {
-            let mut f = BloomFilter::with_fpr(1, fpr).unwrap();
-            assert_eq!(f.probe_sequence(), bloom::ProbeSequence::Hashed);
-            f.insert_hash(mix64(set << 32));
-            let false_positives = (0..q)
-                .filter(|&i| f.contains_hash(mix64(!(set << 32 | i))))
-                .count();
-            false_positives as f64 / q as f64
-        })
-        .collect();
-    let t = sets as f64;
-    let mean = rates.iter().sum::<f64>() / t;
-    let spread = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
-    let standard_error = (spread / t.sqrt()).max((fpr / (t * q as f64)).sqrt());
-    let bound = fpr + SIGMAS * standard_error;
-    assert!(
-        mean <= bound,
-        "mean {mean} > {bound} (standard error {standard_error})"
-    );
+    let filter = BloomFilter::with_fpr(1, 1e-6).unwrap();
+    assert_eq!(filter.probe_sequence(), bloom::ProbeSequence::Hashed);
+    assert_mean_rate_meets_target(1, 1e-6, 20_000, 5_000);
 }
