@@ -19,7 +19,7 @@
 //! something in a plain `cargo test`, where they take well under a second.
 //!
 //! What they reach: `bloom`'s unchecked classic reads and writes, under
-//! both probe sequences, and its AVX2 block probe; `counting-bloom`'s
+//! all three probe sequences, and its AVX2 block probe; `counting-bloom`'s
 //! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
 //! kernels; `cuckoo`'s unaligned bucket windows at every fingerprint width,
 //! with and without the offset table, through evictions, the victim slot

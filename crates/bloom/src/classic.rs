@@ -56,15 +56,18 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 /// **The smallest filters at tiny rates.** In a table of a few dozen bits
 /// probed 16 to 30 times per key the cubic sequence still puts a query's k
 /// probes on only a few bits now and then (at 33 bits and 19 probes, on 8
-/// bits or fewer 18 times as often as independent probes would), and such
-/// a query is a false positive about as often as one bit is set. That put
-/// a floor of about 10^−6 under the rate: 2.2× the target for one key at
-/// 10^−6, 26× at 10^−8. Filters below 2^(1 + ⌊3k/4⌋) bits (64 at 1 %,
-/// 32,768 at 10^−6, 2^20 at 10^−8) therefore mix each probe as well (the
-/// hashed sequence, format 1.3). Their lookups take 1.3–1.5× the time of
-/// the cubic sequence's (21 → 30 ns for one key at 10^−6, 26 → 39 ns for
-/// 20,000 keys at 10^−8). Measured over 20,000 key sets: 0.75× the target
-/// for one key at 10^−6, 0.66× at 10^−8, 0.90× for three keys at 10^−8.
+/// bits or fewer about 20 times as often as independent probes would), and
+/// such a query is a false positive about as often as one bit is set. That
+/// put a floor of about 10^−6 under the rate: 2.2× the target for one key
+/// at 10^−6, 26× at 10^−8. Filters below 2^(1 + ⌊3k/4⌋) bits therefore mix
+/// each probe as well (the hashed sequence, format 1.3): from `with_fpr`,
+/// up to 5 keys at 1 %, 53 at 10^−4, 2,278 at 10^−6, 54,694 at 10^−8. Their
+/// lookups take 1.3–1.75× the time of the cubic sequence's (21 → 30 ns for
+/// one key at 10^−6, 26 → 39 ns for 20,000 keys at 10^−8). Measured over
+/// 20,000 key sets: 0.75× the target for one key at 10^−6, 0.66× at 10^−8,
+/// 0.90× for three keys at 10^−8. Filters stored by earlier versions in
+/// these sizes load with the cubic sequence they were built with, and keep
+/// its excess until rebuilt.
 ///
 /// # Invariants
 ///

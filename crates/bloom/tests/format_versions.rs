@@ -11,6 +11,11 @@ use filter_core::testing::stable_hasher::StableHasher;
 /// Format 1.0 knew only the linear probe sequence.
 const FORMAT_1_0: &[u8] = include_bytes!("data/bloom-1.0-fnv-100.bin");
 
+/// Written by the format 1.2 code (commit a317cea): `with_fpr(3, 1e-6)`
+/// (91 bits, 19 probes) under `StableHasher`, holding "key-0" to "key-2".
+/// That code built such tables cubic; this one builds them hashed.
+const FORMAT_1_2_CUBIC: &[u8] = include_bytes!("data/bloom-1.2-fnv-3.bin");
+
 fn members() -> impl Iterator<Item = String> {
     (0..100).map(|i| format!("key-{i}"))
 }
@@ -144,4 +149,29 @@ fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
     reseal(&mut lie);
     let err = BloomFilter::from_bytes_with_hasher(&lie, StableHasher::default()).unwrap_err();
     assert!(err.to_string().contains("format version 1.0"), "{err}");
+}
+
+#[test]
+fn format_1_2_bytes_of_a_now_hashed_shape_load_cubic() {
+    assert_eq!(FORMAT_1_2_CUBIC[6..8], [2, 0], "the fixture is format 1.2");
+    let old =
+        BloomFilter::from_bytes_with_hasher(FORMAT_1_2_CUBIC, StableHasher::default()).unwrap();
+    assert_eq!((old.bits(), old.hashes()), (91, 19));
+    assert_eq!(old.probe_sequence(), ProbeSequence::Cubic);
+    let keys: Vec<String> = (0..3).map(|i| format!("key-{i}")).collect();
+    assert!(keys.iter().all(|k| old.contains(k)));
+    // A new filter of the same shape probes the hashed sequence: the two
+    // do not combine, and the old one keeps its members.
+    let mut new = BloomFilter::with_fpr_and_hasher(3, 1e-6, StableHasher::default()).unwrap();
+    assert_eq!((new.bits(), new.hashes()), (91, 19));
+    assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
+    keys.iter().for_each(|k| new.insert(k));
+    let mut combined = old.clone();
+    assert!(combined.union(&new).is_err());
+    assert_eq!(combined, old);
+    // Written again, the old filter stays cubic (and now claims 1.3).
+    let again =
+        BloomFilter::from_bytes_with_hasher(&old.to_bytes(), StableHasher::default()).unwrap();
+    assert_eq!(again.probe_sequence(), ProbeSequence::Cubic);
+    assert!(keys.iter().all(|k| again.contains(k)));
 }

@@ -1,28 +1,45 @@
-//! Both probe sequences under both lookup shapes: a filter past the
-//! branch-free limit (16 MiB) with enough probes per key for the cubic
-//! sequence (tables below 64·2^k bits) takes the early-exit path with cubic
-//! probes, a combination no other test reaches.
+//! The cubic and hashed probe sequences past the branch-free limit: a filter
+//! larger than 16 MiB with enough probes per key for either sequence (the
+//! cubic one below 64·2^k bits, the hashed one below 2^(1 + ⌊3k/4⌋)) takes
+//! the early-exit path with those probes, a combination no other test
+//! reaches.
 
 use bloom::BloomFilter;
 use filter_core::{BRANCH_FREE_MAX_BYTES, ProbeSequence};
 
-#[test]
-fn a_cubic_filter_past_the_branch_free_limit_finds_its_members() {
-    // 17 MiB of bits, k = 24: 64 · 2^24 = 2^30 bits is the line, so cubic.
+/// 17 MiB of bits probed `hashes` times per key: every member found, no
+/// false positive, and the same through its bytes.
+fn past_the_branch_free_limit(hashes: u32, sequence: ProbeSequence) {
     let bits = (BRANCH_FREE_MAX_BYTES as u64 + (1 << 20)) * 8;
-    let mut filter = BloomFilter::with_bits(bits, 24).unwrap();
-    assert_eq!(filter.probe_sequence(), ProbeSequence::Cubic);
+    let mut filter = BloomFilter::with_bits(bits, hashes).unwrap();
+    assert_eq!(filter.probe_sequence(), sequence);
     assert!(filter.memory_bytes() > BRANCH_FREE_MAX_BYTES);
     (0..20_000u64).for_each(|i| filter.insert(&i));
     assert!((0..20_000u64).all(|i| filter.contains(&i)));
-    // 20,000 keys × 24 bits set about 0.34 % of the table, so a non-member
-    // passes with probability 0.0034^24: none of 100,000 should.
+    // 20,000 keys × k bits set at most 0.6 % of the table (k = 40), so a
+    // non-member passes with probability below 0.006^24: none of 100,000
+    // should.
     assert_eq!(
         (20_000..120_000u64).filter(|i| filter.contains(i)).count(),
         0
     );
+    // Batched lookups prefetch along the same sequence.
+    let batched: Vec<bool> = filter.contains_batch(0..40_000u64).collect();
+    assert!(batched.iter().enumerate().all(|(i, &b)| b == (i < 20_000)));
     // The same filter through its bytes answers the same.
     let loaded = BloomFilter::from_bytes(&filter.to_bytes()).unwrap();
-    assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
+    assert_eq!(loaded.probe_sequence(), sequence);
     assert!((0..20_000u64).all(|i| loaded.contains(&i)));
+}
+
+#[test]
+fn a_cubic_filter_past_the_branch_free_limit_finds_its_members() {
+    // k = 24: the cubic line is 64 · 2^24 = 2^30 bits, the hashed 2^19.
+    past_the_branch_free_limit(24, ProbeSequence::Cubic);
+}
+
+#[test]
+fn a_hashed_filter_past_the_branch_free_limit_finds_its_members() {
+    // k = 40: the hashed line is 2^31 bits.
+    past_the_branch_free_limit(40, ProbeSequence::Hashed);
 }

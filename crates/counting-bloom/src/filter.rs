@@ -55,7 +55,9 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// 10^−6 under the rate (2.3× p for one item at 10^−6), so tables below
 /// 2^(1 + ⌊3k/4⌋) counters mix each probe as well (the hashed sequence,
 /// format 1.3; see `bloom::BloomFilter`'s "Small filters", which shares
-/// the cause and the cure).
+/// the cause and the cure, and the sizes). Tables stored by earlier
+/// versions in these sizes keep the cubic sequence, and its excess, until
+/// rebuilt.
 ///
 /// ```
 /// use counting_bloom::CountingBloomFilter;

@@ -11,6 +11,12 @@ use filter_core::testing::stable_hasher::StableHasher;
 /// "key-99" once each. Format 1.0 knew only the linear probe sequence.
 const FORMAT_1_0: &[u8] = include_bytes!("data/counting-bloom-1.0-fnv-100.bin");
 
+/// Written by the format 1.2 code (commit a317cea): `with_fpr(3, 1e-6)`
+/// (91 counters, 19 probes) under `StableHasher`, holding "key-0" to
+/// "key-2" once each. That code built such tables cubic; this one builds
+/// them hashed.
+const FORMAT_1_2_CUBIC: &[u8] = include_bytes!("data/counting-bloom-1.2-fnv-3.bin");
+
 fn members() -> impl Iterator<Item = String> {
     (0..100).map(|i| format!("key-{i}"))
 }
@@ -148,4 +154,25 @@ fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
     let err =
         CountingBloomFilter::from_bytes_with_hasher(&lie, StableHasher::default()).unwrap_err();
     assert!(err.to_string().contains("format version 1.0"), "{err}");
+}
+
+#[test]
+fn format_1_2_bytes_of_a_now_hashed_shape_load_cubic() {
+    assert_eq!(FORMAT_1_2_CUBIC[6..8], [2, 0], "the fixture is format 1.2");
+    let mut old = load(FORMAT_1_2_CUBIC);
+    assert_eq!((old.counters(), old.hashes()), (91, 19));
+    assert_eq!(old.probe_sequence(), ProbeSequence::Cubic);
+    let keys: Vec<String> = (0..3).map(|i| format!("key-{i}")).collect();
+    assert!(keys.iter().all(|k| old.count(k) >= 1));
+    // A new filter of the same shape probes the hashed sequence: the two
+    // do not merge.
+    let new = CountingBloomFilter::with_fpr_and_hasher(3, 1e-6, StableHasher::default()).unwrap();
+    assert_eq!((new.counters(), new.hashes()), (91, 19));
+    assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
+    let err = old.merge(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    // The old filter removes its members from the counters they were
+    // counted on, and is then empty.
+    assert!(keys.iter().all(|k| old.remove(k)));
+    assert!(keys.iter().all(|k| old.count(k) == 0));
 }

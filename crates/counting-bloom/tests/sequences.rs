@@ -5,7 +5,7 @@
 //! *look* present (their positions repeat, or other keys cover them) and
 //! check that a refused remove changes nothing; they use every hash count
 //! on tables of 1 to 40 counters (2 to 5 blocks), structured pre-hashed keys
-//! (0, `i << 40`, `i << 32`, tiny ids), both probe sequences, and
+//! (0, `i << 40`, `i << 32`, tiny ids), all three probe sequences, and
 //! `insert_unique` against `contains`; they check `count` against the
 //! oracle and the saturated-counter census after every step.
 

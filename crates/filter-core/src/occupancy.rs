@@ -46,9 +46,9 @@ const EXACT_MAX_PROBES: u64 = 64;
 /// more bits.
 ///
 /// The model is of independent probes. The classic and counting filters'
-/// probe sequences behave so in all but tiny tables at tiny rates: there a
-/// query's k probes sometimes land on a few cells (`filter_core::probes`),
-/// which no sizing by this model accounts for (see `bloom_shape`).
+/// probe sequences behave so: the cubic one in small tables, and in the
+/// smallest, where the cubic one still landed a query's k probes on a few
+/// cells now and then, the hashed one (`filter_core::probes`).
 ///
 /// `bits ≥ 1`, `hashes ≥ 1`.
 pub(crate) fn mean_bloom_fpr(bits: u64, items: usize, hashes: u32) -> f64 {
