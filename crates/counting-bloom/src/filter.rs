@@ -341,6 +341,28 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 ProbeSequence::Linear => {
                     self.test_counters(LinearProbes::new(hash, len), branch_free)
                 }
+                ProbeSequence::Cubic | ProbeSequence::Hashed => {
+                    self.test_small_table(hash, branch_free)
+                }
+            }
+        }
+    }
+
+    /// [`test_hash`](Self::test_hash) in a table of the cubic or hashed
+    /// sequence, kept out of line so that the large (linear) tables'
+    /// lookups carry one inlined loop, not three (with three, the classic
+    /// Bloom filter's lookups measured 5–7 % slower at 1M keys, this
+    /// filter's 2–3 %).
+    #[inline(never)]
+    fn test_small_table(&self, hash: u64, branch_free: bool) -> bool {
+        let len = self.counters;
+        #[allow(unsafe_code)]
+        // SAFETY: as in `test_hash`.
+        unsafe {
+            match self.sequence {
+                ProbeSequence::Linear => {
+                    self.test_counters(LinearProbes::new(hash, len), branch_free)
+                }
                 ProbeSequence::Cubic => {
                     self.test_counters(CubicProbes::new(hash, len), branch_free)
                 }
