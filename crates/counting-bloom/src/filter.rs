@@ -341,36 +341,34 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
                 ProbeSequence::Linear => {
                     self.test_counters(LinearProbes::new(hash, len), branch_free)
                 }
-                ProbeSequence::Cubic | ProbeSequence::Hashed => {
-                    self.test_small_table(hash, branch_free)
+                ProbeSequence::Cubic => {
+                    self.test_counters_out_of_line(CubicProbes::new(hash, len), branch_free)
+                }
+                ProbeSequence::Hashed => {
+                    self.test_counters_out_of_line(HashedProbes::new(hash, len), branch_free)
                 }
             }
         }
     }
 
-    /// [`test_hash`](Self::test_hash) in a table of the cubic or hashed
-    /// sequence, kept out of line so that the large (linear) tables'
-    /// lookups carry one inlined loop, not three (with three, the classic
-    /// Bloom filter's lookups measured 5–7 % slower at 1M keys, this
+    /// [`test_counters`](Self::test_counters) for the small tables' cubic
+    /// and hashed sequences, kept out of line so that large (linear)
+    /// tables' lookups inline one probe loop, not three (with three, the
+    /// classic Bloom filter's lookups measured 5–7 % slower at 1M keys, this
     /// filter's 2–3 %).
+    ///
+    /// # Safety
+    ///
+    /// As [`test_counters`](Self::test_counters).
+    #[allow(unsafe_code)]
     #[inline(never)]
-    fn test_small_table(&self, hash: u64, branch_free: bool) -> bool {
-        let len = self.counters;
-        #[allow(unsafe_code)]
-        // SAFETY: as in `test_hash`.
-        unsafe {
-            match self.sequence {
-                ProbeSequence::Linear => {
-                    self.test_counters(LinearProbes::new(hash, len), branch_free)
-                }
-                ProbeSequence::Cubic => {
-                    self.test_counters(CubicProbes::new(hash, len), branch_free)
-                }
-                ProbeSequence::Hashed => {
-                    self.test_counters(HashedProbes::new(hash, len), branch_free)
-                }
-            }
-        }
+    unsafe fn test_counters_out_of_line(
+        &self,
+        probes: impl Iterator<Item = usize>,
+        branch_free: bool,
+    ) -> bool {
+        // SAFETY: this function's contract is `test_counters`'s.
+        unsafe { self.test_counters(probes, branch_free) }
     }
 
     /// Whether every counter at `probes` is non-zero: all tested without
