@@ -1,0 +1,215 @@
+//! `from_bytes` of every filter type on arbitrary bytes. The first byte
+//! picks the type; unless its top bit is set the rest is passed through
+//! `filter_core::format::reseal` first, so that mutations get past the
+//! checksum and reach the structural checks. `from_bytes` must return `Ok`
+//! or `Err`, never panic or allocate from an unchecked length; a value it
+//! accepts must answer every call, reload from its own `to_bytes`, keep
+//! every key inserted into it afterwards, and (for the filters that delete)
+//! change nothing when asked to remove a key it reports absent.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use std::hash::BuildHasher;
+
+const PROBES: [u64; 8] = [
+    0,
+    1,
+    u64::MAX,
+    1 << 40,
+    2 << 40,
+    0x8000_0000_0000_0000,
+    12345,
+    0xdead_beef,
+];
+
+macro_rules! bloomlike {
+    ($t:ty, $b:expr) => {{
+        if let Ok(mut f) = <$t>::from_bytes($b) {
+            for &h in &PROBES {
+                let _ = f.contains_hash(h);
+            }
+            let _ = f.contains(&7u64);
+            let _ = f.estimated_fpr();
+            let _ = f.estimated_len();
+            let _ = f.ones();
+            let _ = f.memory_bytes();
+            let _ = format!("{:?}", f);
+            let bytes = f.to_bytes();
+            let g = <$t>::from_bytes(&bytes).expect("to_bytes of accepted value must reload");
+            assert!(g == f, "reload not equal");
+            let copy = f.clone();
+            let _ = f.union(&copy);
+            let _ = f.intersect(&copy);
+            for &h in &PROBES {
+                f.insert_hash(h);
+                let _ = f.insert_unique_hash(h);
+            }
+            for &h in &PROBES {
+                assert!(f.contains_hash(h), "false negative after insert_hash {h}");
+            }
+            f.insert(&3u32);
+            assert!(f.contains(&3u32));
+            let _ = f.estimated_fpr();
+            let _ = f.estimated_len();
+            let bytes = f.to_bytes();
+            let g = <$t>::from_bytes(&bytes).expect("to_bytes after inserts must reload");
+            for &h in &PROBES {
+                assert!(g.contains_hash(h));
+            }
+            let mut c = copy.clone();
+            c.clear();
+            let _ = f.union(&c);
+            let _ = f.intersect(&c);
+            let _ = c.to_bytes();
+        }
+    }};
+}
+
+macro_rules! countinglike {
+    ($t:ty, $b:expr) => {{
+        if let Ok(mut f) = <$t>::from_bytes($b) {
+            for &h in &PROBES {
+                let _ = f.contains_hash(h);
+                let _ = f.count_hash(h);
+            }
+            let _ = f.estimated_fpr();
+            let _ = f.estimated_len();
+            let _ = f.saturated_counters();
+            let _ = f.nonzero_counters();
+            let _ = f.expected_fpr(10);
+            let _ = f.memory_bytes();
+            let _ = format!("{:?}", f);
+            let bytes = f.to_bytes();
+            let g = <$t>::from_bytes(&bytes).expect("to_bytes of accepted value must reload");
+            assert!(g == f, "reload not equal");
+            let copy = f.clone();
+            let _ = f.merge(&copy);
+            for &h in &PROBES {
+                let before = f.to_bytes();
+                let present = f.contains_hash(h);
+                let removed = f.remove_hash(h);
+                if !present {
+                    assert!(!removed, "removed absent");
+                    assert_eq!(before, f.to_bytes(), "remove of absent changed filter");
+                }
+            }
+            for &h in &PROBES {
+                f.insert_hash(h);
+                let _ = f.insert_unique_hash(h);
+            }
+            for &h in &PROBES {
+                assert!(f.contains_hash(h), "false negative after insert_hash {h}");
+            }
+            let _ = f.estimated_fpr();
+            let _ = f.estimated_len();
+            let bytes = f.to_bytes();
+            let g = <$t>::from_bytes(&bytes).expect("to_bytes after inserts must reload");
+            for &h in &PROBES {
+                assert!(g.contains_hash(h));
+            }
+            let mut c = copy.clone();
+            c.clear();
+            let _ = f.merge(&c);
+        }
+    }};
+}
+
+macro_rules! xorlike {
+    ($t:ty, $b:expr) => {{
+        if let Ok(f) = <$t>::from_bytes($b) {
+            for &h in &PROBES {
+                let _ = f.contains_hash(h);
+            }
+            let _ = f.contains(&1u8);
+            let _ = f.len();
+            let _ = f.is_empty();
+            let _ = f.memory_bytes();
+            let _ = f.slots();
+            let _ = f.bits_per_key();
+            let _ = f.fingerprint_bits();
+            let _ = format!("{:?}", f);
+            let bytes = f.to_bytes();
+            let g = <$t>::from_bytes(&bytes).expect("to_bytes of accepted value must reload");
+            assert!(g == f);
+        }
+    }};
+}
+
+fn cuckoo(b: &[u8]) {
+    if let Ok(mut f) = cuckoo::CuckooFilter::from_bytes(b) {
+        for &h in &PROBES {
+            let _ = f.contains_hash(h);
+        }
+        let _ = f.len();
+        let _ = f.is_empty();
+        let _ = f.is_full();
+        let _ = f.load_factor();
+        let _ = f.estimated_fpr();
+        let _ = f.slots();
+        let _ = f.buckets();
+        let _ = f.memory_bytes();
+        let _ = format!("{:?}", f);
+        let bytes = f.to_bytes();
+        let g = cuckoo::CuckooFilter::from_bytes(&bytes)
+            .expect("to_bytes of accepted value must reload");
+        assert!(g == f);
+        for &h in &PROBES {
+            let before = f.to_bytes();
+            let present = f.contains_hash(h);
+            let removed = f.remove_hash(h);
+            if !present {
+                assert!(!removed, "removed absent");
+                assert_eq!(before, f.to_bytes());
+            }
+        }
+        let mut ok = Vec::new();
+        for &h in &PROBES {
+            if f.insert_hash(h).is_ok() {
+                ok.push(h);
+            }
+            let _ = f.insert_unique_hash(h);
+        }
+        for &h in &ok {
+            assert!(f.contains_hash(h), "false negative after insert_hash {h}");
+        }
+        let _ = f.len();
+        let _ = f.load_factor();
+        let _ = f.estimated_fpr();
+        let bytes = f.to_bytes();
+        let g =
+            cuckoo::CuckooFilter::from_bytes(&bytes).expect("to_bytes after inserts must reload");
+        for &h in &ok {
+            assert!(g.contains_hash(h));
+        }
+        for &h in &ok {
+            assert!(f.remove_hash(h), "remove of inserted failed");
+        }
+        let _ = f.len();
+        let _ = f.hasher().hash_one(1u8);
+        f.clear();
+        let _ = f.to_bytes();
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.is_empty() {
+        return;
+    }
+    let sel = data[0];
+    let mut bytes = data[1..].to_vec();
+    if sel & 0x80 == 0 {
+        filter_core::format::reseal(&mut bytes);
+    }
+    let b = &bytes[..];
+    match sel & 0x0f {
+        0 => bloomlike!(bloom::BloomFilter, b),
+        1 => bloomlike!(bloom::BlockedBloomFilter, b),
+        2 => countinglike!(counting_bloom::CountingBloomFilter, b),
+        3 => countinglike!(counting_bloom::BlockedCountingBloomFilter, b),
+        4 => cuckoo(b),
+        5 => xorlike!(xor_filter::Xor8, b),
+        6 => xorlike!(xor_filter::Xor16, b),
+        7 => xorlike!(xor_filter::BinaryFuse8, b),
+        8 => xorlike!(xor_filter::BinaryFuse16, b),
+        _ => {}
+    }
+});

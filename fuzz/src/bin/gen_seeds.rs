@@ -1,0 +1,126 @@
+//! Writes the seed corpus of the `from_bytes` target: the bytes of real
+//! filters of every type (tiny, saturated, full to `Err(Full)` with the
+//! victim slot taken, every cuckoo width), each after the type-selector
+//! byte. Run from `fuzz/` with `cargo run --release --bin gen_seeds`.
+
+use std::fs;
+fn w(dir: &str, sel: u8, name: &str, bytes: Vec<u8>) {
+    let mut v = vec![sel];
+    v.extend(bytes);
+    fs::write(format!("{dir}/{name}"), v).unwrap();
+}
+fn main() {
+    let dir = "corpus/from_bytes";
+    fs::create_dir_all(dir).unwrap();
+    let ns = [0usize, 1, 2, 3, 10, 100];
+    for &(n, p) in &[
+        (1usize, 0.01f64),
+        (2, 0.01),
+        (3, 0.01),
+        (5, 0.01),
+        (1, 1e-6),
+        (3, 1e-6),
+        (100, 0.01),
+        (6, 0.5),
+        (2300, 1e-6),
+    ] {
+        if let Ok(mut f) = bloom::BloomFilter::with_fpr(n, p) {
+            for i in 0..n {
+                f.insert(&i);
+            }
+            w(dir, 0, &format!("bloom_{n}_{p}"), f.to_bytes());
+        }
+        if let Ok(mut f) = bloom::BlockedBloomFilter::with_fpr(n, p) {
+            for i in 0..n {
+                f.insert(&i);
+            }
+            w(dir, 1, &format!("bbloom_{n}_{p}"), f.to_bytes());
+        }
+        if let Ok(mut f) = counting_bloom::CountingBloomFilter::with_fpr(n, p) {
+            for i in 0..n {
+                f.insert(&i);
+            }
+            w(dir, 2, &format!("cbloom_{n}_{p}"), f.to_bytes());
+        }
+        if let Ok(mut f) = counting_bloom::BlockedCountingBloomFilter::with_fpr(n, p) {
+            for i in 0..n {
+                f.insert(&i);
+            }
+            w(dir, 3, &format!("bcbloom_{n}_{p}"), f.to_bytes());
+        }
+    }
+    for &(bits, h) in &[(1u64, 1u32), (64, 3), (100, 7), (1000, 2)] {
+        if let Ok(mut f) = bloom::BloomFilter::with_bits(bits, h) {
+            f.insert(&1u8);
+            w(dir, 0, &format!("bloombits_{bits}_{h}"), f.to_bytes());
+        }
+        if let Ok(mut f) = bloom::BlockedBloomFilter::with_bits(bits.max(256), h) {
+            f.insert(&1u8);
+            w(dir, 1, &format!("bbloombits_{bits}_{h}"), f.to_bytes());
+        }
+        if let Ok(mut f) = counting_bloom::CountingBloomFilter::with_counters(bits, h) {
+            f.insert(&1u8);
+            w(dir, 2, &format!("ccount_{bits}_{h}"), f.to_bytes());
+        }
+        if let Ok(mut f) = counting_bloom::BlockedCountingBloomFilter::with_blocks(bits.min(4), h) {
+            f.insert(&1u8);
+            w(dir, 3, &format!("bcblocks_{bits}_{h}"), f.to_bytes());
+        }
+    }
+    // saturated counters
+    if let Ok(mut f) = counting_bloom::CountingBloomFilter::with_counters(16, 2) {
+        for _ in 0..300 {
+            f.insert(&1u8);
+        }
+        w(dir, 2, "csat", f.to_bytes());
+    }
+    if let Ok(mut f) = counting_bloom::BlockedCountingBloomFilter::with_blocks(1, 2) {
+        for _ in 0..300 {
+            f.insert(&1u8);
+        }
+        w(dir, 3, "bcsat", f.to_bytes());
+    }
+    if let Ok(mut f) = bloom::BlockedBloomFilter::with_blocks(1) {
+        f.insert(&1u8);
+        w(dir, 1, "bblocks1", f.to_bytes());
+    }
+    for bits in [4u32, 5, 7, 8, 9, 12, 15, 16] {
+        for buckets in [1usize, 2, 3, 4] {
+            if let Ok(mut f) = cuckoo::CuckooFilter::with_buckets(buckets, bits) {
+                let _ = f.insert(&1u8);
+                w(dir, 4, &format!("cuckoo_{buckets}_{bits}"), f.to_bytes());
+                let mut i = 0u32;
+                while f.insert(&i).is_ok() {
+                    i += 1;
+                    if i > 10000 {
+                        break;
+                    }
+                }
+                w(
+                    dir,
+                    4,
+                    &format!("cuckoofull_{buckets}_{bits}"),
+                    f.to_bytes(),
+                );
+            }
+        }
+    }
+    if let Ok(f) = cuckoo::CuckooFilter::with_fpr(3, 0.01) {
+        w(dir, 4, "cuckoo_fpr", f.to_bytes());
+    }
+    for n in ns {
+        let keys: Vec<u64> = (0..n as u64).collect();
+        if let Ok(f) = xor_filter::Xor8::from_keys(&keys) {
+            w(dir, 5, &format!("xor8_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::Xor16::from_keys(&keys) {
+            w(dir, 6, &format!("xor16_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::BinaryFuse8::from_keys(&keys) {
+            w(dir, 7, &format!("bf8_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::BinaryFuse16::from_keys(&keys) {
+            w(dir, 8, &format!("bf16_{n}"), f.to_bytes());
+        }
+    }
+}
