@@ -25,8 +25,9 @@ pub const MAX_COPIES: u32 = 2 * SLOTS as u32;
 ///
 /// With four slots per bucket, 500 kicks and the breadth-first fallback,
 /// inserts first fail at about 97 % load, at every width (97.0–97.9 % with
-/// 4 bits at 10^4 to 10^7 items, 5 and 6 bits at 10^5 and 10^6). Narrow fingerprints are still sized
-/// for lower loads, 80 % (4 bits), 90 % (5) and 93 % (6), chosen when they
+/// 4 bits at 10^4 to 10^7 items, 5 and 6 bits at 10^5 and 10^6). Narrow
+/// fingerprints are still sized for lower loads, 80 % (4 bits), 90 % (5)
+/// and 93 % (6), chosen when they
 /// filled less (before format 1.2's mixed offsets, 90 % at 4 bits). The
 /// lower loads also keep two risks small that grow with the load: nine
 /// distinct items sharing a fingerprint and a pair of buckets (its chance

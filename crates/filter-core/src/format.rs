@@ -73,8 +73,8 @@ pub const FLAG_MIXED_OFFSETS: u16 = 2;
 ///
 /// Why: in tables of a few dozen to a few thousand cells probed many times
 /// per key (a handful of keys at rates below about 10^−5), the cubic
-/// sequence still lands a
-/// query's probes on a few cells often enough to put a floor under the
+/// sequence still lands a query's probes on a few cells often enough to
+/// put a floor under the
 /// false-positive rate, above the target for a handful of keys (2.2× at
 /// 10^−6 with one key, 26× at 10^−8). As for [`FLAG_CUBIC_PROBES`], a flag
 /// keeps older bytes loading with the cells they were built with, and makes

@@ -217,8 +217,9 @@ pub fn textbook_bloom_shape(
 /// Then, with few keys, more bits still: the formula gives the rate at the
 /// table's mean fill, but a small table's fill varies with its keys, and
 /// the rate averaged over key sets is higher (at the size above, 1.55× p
-/// for one key at 1 %, 1.09× for 10, 1.006× for 100). m grows until that mean meets p (the
-/// occupancy model in `occupancy.rs`): 11 bits for one key at 1 %, not 10;
+/// for one key at 1 %, 1.09× for 10, 1.006× for 100). m grows until that
+/// mean meets p (the occupancy model in `occupancy.rs`): 11 bits for one
+/// key at 1 %, not 10;
 /// at 10^6 keys, 2 bits more. The model is of independent probes, which the
 /// probe sequences match (see [`crate::probes`], whose hashed sequence
 /// exists for the smallest tables at tiny rates, where the cubic one did
