@@ -193,7 +193,9 @@ const fn unused_lanes() -> [[Block; WINDOWS]; BLOCK_WORDS + 1] {
 }
 
 /// The window of a half with counter bits `bits`: start + 8 · stride
-/// index, the five bits [`words_of`] reads, in `0..32`.
+/// index, the five bits [`words_of`] reads, in `0..32`. Only the AVX2
+/// kernels (and the tests) index rows by it.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) const fn window(bits: u64) -> usize {
     ((bits >> 32) & 31) as usize
