@@ -266,6 +266,22 @@ pub(crate) fn check_fingerprint_bits(bits: u32) -> Result<u32, Error> {
     )
 }
 
+/// The most bits a table may have on this target: [`sizing::MAX_BITS`]
+/// (2^46), or `usize::MAX` where a `usize` cannot count that many bits (a
+/// table's bit offsets are `usize`), as on 32-bit targets.
+const MAX_TABLE_BITS: u64 = if (usize::MAX as u64) < sizing::MAX_BITS {
+    usize::MAX as u64
+} else {
+    sizing::MAX_BITS
+};
+
+/// [`MAX_TABLE_BITS`] in words, for error messages.
+const MAX_TABLE_BITS_TEXT: &str = if (usize::MAX as u64) < sizing::MAX_BITS {
+    "usize::MAX bits on this target"
+} else {
+    "2^46 bits"
+};
+
 /// Buckets for `expected_items` at [`TARGET_LOAD`].
 fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Error> {
     sizing::check_items(expected_items)?;
@@ -274,10 +290,10 @@ fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Er
     // Small tables fill unevenly (a few unlucky buckets decide), so they get
     // an additive margin that vanishes relative to large ones.
     let buckets = (n / (SLOTS as f64 * load) + MARGIN * n.sqrt()).ceil();
-    // The most buckets of this width a table of at most 2^46 bits holds,
-    // made even so that rounding up to even below stays within it. (Exact
-    // as a float: at most 2^42.)
-    let max_buckets = (sizing::MAX_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))) & !1;
+    // The most buckets of this width a table of at most MAX_TABLE_BITS
+    // holds, made even so that rounding up to even below stays within it.
+    // (Exact as a float: at most 2^42.)
+    let max_buckets = (MAX_TABLE_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))) & !1;
     if buckets > max_buckets as f64 {
         // The largest n with n / (4 · load) + √n ≤ max_buckets, a quadratic
         // in √n: the allowed range, in the caller's terms.
@@ -288,7 +304,7 @@ fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Er
             expected_items,
             format_args!(
                 "between 1 and about {:.0} for {fingerprint_bits}-bit fingerprints \
-                 (tables of at most 2^46 bits)",
+                 (tables of at most {MAX_TABLE_BITS_TEXT})",
                 (root * root).floor()
             ),
         ));
@@ -349,7 +365,10 @@ impl<S: BuildHasher> CuckooFilter<S> {
 
     /// An empty filter of `buckets` buckets of `bits`-bit fingerprints (a
     /// checked width). An allocation failure names the caller's
-    /// `parameter` and its `value`, not the byte count.
+    /// `parameter` and its `value`, not the byte count. The bucket count
+    /// is checked as the caller's `buckets`: only `with_buckets` passes one
+    /// that can fail the check, since [`buckets_for`] stays within
+    /// [`MAX_TABLE_BITS`].
     fn allocate(
         buckets: usize,
         bits: u32,
@@ -751,20 +770,21 @@ pub(crate) fn checked_bytes(
 ) -> Result<usize, Error> {
     let allowed = || {
         format!(
-            "between 1 and {} for {fingerprint_bits}-bit fingerprints (tables of at most 2^46 bits)",
-            sizing::MAX_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))
+            "between 1 and {} for {fingerprint_bits}-bit fingerprints (tables of at most {MAX_TABLE_BITS_TEXT})",
+            MAX_TABLE_BITS / (SLOTS as u64 * u64::from(fingerprint_bits))
         )
     };
     let fits = (buckets as u64)
         .checked_mul(SLOTS as u64 * u64::from(fingerprint_bits))
-        .is_some_and(|bits| bits <= sizing::MAX_BITS);
+        .is_some_and(|bits| bits <= MAX_TABLE_BITS);
     match bytes_for(buckets, fingerprint_bits) {
         Some(bytes) if buckets > 0 && fits => Ok(bytes),
         _ => Err(Error::invalid(parameter, buckets, allowed())),
     }
 }
 
-#[cfg(test)]
+// Its key counts are past a 32-bit `usize`.
+#[cfg(all(test, target_pointer_width = "64"))]
 mod tests {
     use super::*;
 
