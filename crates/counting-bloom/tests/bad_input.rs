@@ -79,6 +79,8 @@ fn with_counters_rejects_bad_parameters() {
 }
 
 #[test]
+// Its sizes are past a 32-bit `usize`, where the address space refuses them first.
+#[cfg(target_pointer_width = "64")]
 fn unallocatable_sizes_name_what_the_caller_passed() {
     // In range but far beyond this machine's memory: an error, not an
     // abort, naming the caller's own parameter and value. Regression: the
@@ -112,6 +114,8 @@ fn unallocatable_sizes_name_what_the_caller_passed() {
 }
 
 #[test]
+// Its key counts are past a 32-bit `usize`.
+#[cfg(target_pointer_width = "64")]
 fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
     // The optimal hash count is at least round(log2(1/p)) at every n, so a
     // rate over the hash limit is the rate's fault. Before the audit, a

@@ -42,7 +42,7 @@ mod tests {
     #[test]
     fn any_index_is_harmless() {
         let table = vec![7u64; 16];
-        for index in [0, 15, 16, 1 << 40, usize::MAX] {
+        for index in [0, 15, 16, usize::MAX >> 24, usize::MAX] {
             prefetch(&table, index);
         }
         prefetch::<u8>(&[], 3);

@@ -95,7 +95,9 @@ mod tests {
         let stable = StableHasher::default();
         let x = 0x0123_4567_89AB_CDEF_u64;
         assert_eq!(stable.hash_one(x), fnv(&x.to_le_bytes()));
-        assert_eq!(stable.hash_one(x as usize), fnv(&x.to_le_bytes()));
+        // A `usize` as 8 bytes even where it has 4: a value 32 bits hold.
+        let y = 0x89AB_CDEF_usize;
+        assert_eq!(stable.hash_one(y), fnv(&(y as u64).to_le_bytes()));
         assert_eq!(stable.hash_one(7u32), fnv(&7u32.to_le_bytes()));
         let mut prefixed = 3u64.to_le_bytes().to_vec();
         prefixed.extend_from_slice(&[1, 2, 3]);
