@@ -750,7 +750,7 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// every fingerprint (`4 · 2^f` bytes) where the table keeps them: in
     /// every table of 4- to 6-bit fingerprints (256 bytes at most, which
     /// in a table of a few hundred items is more than the buckets), and in
-    /// tables of 7 to 12 bits large enough that they are at most 1/128 of
+    /// tables of 7 to 16 bits large enough that they are at most 1/128 of
     /// the buckets' space (see the crate docs).
     pub fn memory_bytes(&self) -> usize {
         self.table.memory_bytes()

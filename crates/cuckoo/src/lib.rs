@@ -92,20 +92,22 @@
 //!   (multiply-shift) of the mixed hash `x`; the alternate bucket is
 //!   `(c(fp) − i) mod m`, an involution for every `m`, computed with one
 //!   conditional add instead of a division. The paper's `i XOR h(fp)` needs
-//!   `m` a power of two, which wastes up to half the memory. Large tables
-//!   with fingerprints of up to 12 bits, and every table of 4 to 6 bits,
-//!   keep `c(fp)` for every fingerprint (4 KiB at 10 bits, at most 1/128 of
-//!   a large filter; 256 bytes at most for narrow ones), which takes its
-//!   multiplications off the path to the second bucket: lookups and removes
-//!   at 1M keys about 5 % faster, measured in `cargo xtask compare`. There
-//!   `c(fp)` is SplitMix64's finalizer of the fingerprint, reduced; in the
-//!   tables that compute it on every lookup, the fingerprint times the
-//!   golden ratio, one multiply. The golden ratio spaces the offsets of
-//!   consecutive fingerprints almost evenly, and with few fingerprint values
-//!   in a large table that leaves items too few paths: inserts met `Full`
-//!   before their item count (4 to 6 bits at some sizes from 479,000 items,
-//!   7 and 8 bits at 30 million). Where it is still used the table is small
-//!   or the fingerprints have 13 bits or more, and no such failure showed.
+//!   `m` a power of two, which wastes up to half the memory. Large tables,
+//!   and every table of 4 to 6 bits, keep `c(fp)` for every fingerprint
+//!   (4 KiB at 10 bits, 256 KiB at 16, at most 1/128 of a large filter;
+//!   256 bytes at most for narrow ones), which takes its multiplications
+//!   off the path to the second bucket: lookups and removes at 1M keys
+//!   about 5 % faster at 10 bits, lookups 8 to 15 % faster at 13 to 16
+//!   bits, measured in `cargo xtask compare`. Up to 12 bits, there `c(fp)`
+//!   is SplitMix64's finalizer of the fingerprint, reduced; in the tables
+//!   that compute it on every lookup, and from 13 bits, the fingerprint
+//!   times the golden ratio, one multiply. The golden ratio spaces the
+//!   offsets of consecutive fingerprints almost evenly, and with few
+//!   fingerprint values in a large table that leaves items too few paths:
+//!   inserts met `Full` before their item count (4 to 6 bits at some sizes
+//!   from 479,000 items, 7 and 8 bits at 30 million). Where it is still
+//!   used the table is small or the fingerprints have 13 bits or more, and
+//!   no such failure showed.
 //! - **Mixing that survives structured hashes, kept off the critical
 //!   path.** Pre-hashed keys (`insert_hash`) are often sequential or shifted
 //!   ids, so the hash goes through SplitMix64's finalizer (without its last

@@ -21,13 +21,12 @@
 //! Hacks*): XOR the bucket with the fingerprint broadcast to every lane, and a
 //! lane that matched is now zero.
 //!
-//! Beside the buckets, a large table with fingerprints of up to 12 bits
-//! keeps each fingerprint's alternate offset (the `c` of
-//! [`Table::alt`]), which a lookup would otherwise compute with three
-//! multiplications on its way to the second bucket: 4 KiB at `f = 10`, at
-//! most 1/128 of the buckets' space; every table of 4- to 6-bit
-//! fingerprints keeps them too, 256 bytes at most. They are derived from
-//! the shape and never serialized.
+//! Beside the buckets, a large table keeps each fingerprint's alternate
+//! offset (the `c` of [`Table::alt`]), which a lookup would otherwise
+//! compute with three multiplications on its way to the second bucket:
+//! 4 KiB at `f = 10`, 256 KiB at `f = 16`, at most 1/128 of the buckets'
+//! space; every table of 4- to 6-bit fingerprints keeps them too, 256
+//! bytes at most. They are derived from the shape and never serialized.
 
 /// Slots per bucket (the `b` of the literature).
 pub(crate) const SLOTS: usize = 4;
@@ -40,9 +39,18 @@ pub(crate) const PADDING_BYTES: usize = 7;
 
 /// The widest fingerprint whose new tables use [`Offsets::Mixed`] at every
 /// size, and so always keep their offsets (at most 64, 256 bytes). Wider
-/// fingerprints take mixed offsets where their table keeps the offsets
-/// anyway (see [`Table::from_bytes`]).
+/// fingerprints, up to [`MIXED_KEPT_MAX_BITS`], take mixed offsets where
+/// their table keeps the offsets anyway (see [`Table::from_bytes`]).
 pub(crate) const MIXED_MAX_BITS: u32 = 6;
+
+/// The widest fingerprint whose new tables take [`Offsets::Mixed`] where
+/// they keep their offsets. Wider ones keep golden-ratio offsets even
+/// there, for two reasons. Their bytes then read as they always did in
+/// releases that compute every offset from 13 bits up, where mixed ones
+/// would cost those readers `mix64` on every lookup (28 % slower at 13
+/// bits). And golden-ratio offsets of 8,191 fingerprint values or more
+/// showed no early `Full` ([`Offsets::Golden`]).
+const MIXED_KEPT_MAX_BITS: u32 = 12;
 
 /// The multiplier (the 64-bit golden ratio) of [`Offsets::Golden`].
 const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -53,9 +61,10 @@ const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 pub(crate) enum Offsets {
     /// `reduce(mix64(fp), m') | 1` (format 1.2, header flag
     /// `FLAG_MIXED_OFFSETS`): new tables of fingerprints of up to
-    /// [`MIXED_MAX_BITS`] bits, and new tables of wider ones that keep their
-    /// offsets (up to 12 bits, from 128 times the offsets' space). Either
-    /// way the table keeps its offsets, so no lookup computes `mix64`.
+    /// [`MIXED_MAX_BITS`] bits, and new tables of wider ones, up to
+    /// [`MIXED_KEPT_MAX_BITS`], that keep their offsets (from 128 times the
+    /// offsets' space). Either way the table keeps its offsets, so no
+    /// lookup computes `mix64`.
     ///
     /// Why: `fp · φ` for consecutive fingerprints is an arithmetic
     /// progression, so golden-ratio offsets are nearly evenly spaced, and the
@@ -73,11 +82,12 @@ pub(crate) enum Offsets {
     /// from 1M to 60M items at 7, 8, 10 and 12 bits the first `Full` came
     /// at 102.4 % of the items or later.
     Mixed,
-    /// `reduce(fp · φ, m') | 1`: new tables that do not keep their offsets
-    /// (fingerprints of 7 to 12 bits in small tables, and all of 13 bits or
-    /// more), and tables loaded from format 1.0 and 1.1 bytes.
+    /// `reduce(fp · φ, m') | 1`: new tables of 7 to 12 bits that do not
+    /// keep their offsets (small tables), all new tables of 13 bits or more
+    /// (large ones keep these offsets), and tables loaded from format 1.0
+    /// and 1.1 bytes.
     ///
-    /// Why those keep it: they compute `c` on every lookup, one
+    /// Why the small ones keep it: they compute `c` on every lookup, one
     /// multiplication here, where `mix64` made lookups 23 % (100,000 keys,
     /// 10 bits) to 28 % (13 bits) slower, and a tabulated scramble about as
     /// much. And there the golden ratio does no harm: the tables are small
@@ -89,18 +99,21 @@ pub(crate) enum Offsets {
     Golden,
 }
 
-/// The widest fingerprint whose alternate offsets are kept in a table
-/// ([`Table::alt`]): 2^12 offsets of 4 bytes are 16 KiB, a third of the
-/// L1 data cache of current x86-64 cores. Wider ones compute the offset.
-const OFFSET_TABLE_MAX_BITS: u32 = 12;
-
-/// A table of 7- to 12-bit offsets is kept only when the buckets take at
+/// A table of 7- to 16-bit offsets is kept only when the buckets take at
 /// least this many times its size, so that it adds at most 0.8 % to the
 /// filter (new tables of 4 to 6 bits keep theirs at any size, 256 bytes at
 /// most):
 /// the space promise (bits/key within 2 % of `f / 0.95` from 600,000 keys
 /// up) keeps its room for the sizing margin. At `f = 10` (a 1 % target)
-/// that is from about 400,000 keys.
+/// that is from about 400,000 keys; at 13 bits (0.1 %) from about 2.4
+/// million, at 16 bits (0.0122 %) from about 16 million.
+///
+/// Every width keeps them, although 2^13 to 2^16 offsets (32 to 256 KiB)
+/// outgrow the L1 cache: read from L2, an offset still beats computing it.
+/// Lookups with kept offsets, against computed ones, in `cargo xtask
+/// compare` (alternating runs, medians): 13 bits at 3M keys 5.31 against
+/// 5.78 ns; 15 bits at 9M keys 26.2 against 31.4 ns, and 16 bits at 17M
+/// keys 30.8 against 34.6 ns, both in DRAM.
 const OFFSET_TABLE_MIN_SHARE: usize = 128;
 
 /// A number that orders flag words by their lowest flag, lowest first, and
@@ -154,12 +167,10 @@ pub(crate) struct Table {
 }
 
 /// Whether a table of `table_bytes` bytes keeps the offsets of its
-/// fingerprints by size alone: at most [`OFFSET_TABLE_MAX_BITS`] wide, the
-/// buckets [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, and every
-/// offset (`< buckets`) fitting a `u32`.
+/// fingerprints by size alone: the buckets [`OFFSET_TABLE_MIN_SHARE`] times
+/// the offsets' space, and every offset (`< buckets`) fitting a `u32`.
 fn offsets_pay(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> bool {
-    fingerprint_bits <= OFFSET_TABLE_MAX_BITS
-        && table_bytes / OFFSET_TABLE_MIN_SHARE >= (1usize << fingerprint_bits) * size_of::<u32>()
+    table_bytes / OFFSET_TABLE_MIN_SHARE >= (1usize << fingerprint_bits) * size_of::<u32>()
         && u32::try_from(buckets).is_ok()
 }
 
@@ -181,10 +192,12 @@ impl Table {
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        // Mixed wherever the offsets are kept, so that no lookup computes
-        // `mix64`; golden-ratio offsets only where they are computed.
+        // Mixed wherever the offsets are kept, up to 12 bits, so that no
+        // lookup computes `mix64`; golden-ratio offsets where they are
+        // computed, and from 13 bits (`MIXED_KEPT_MAX_BITS` says why).
         let offsets = if fingerprint_bits <= MIXED_MAX_BITS
-            || offsets_pay(bytes.len(), buckets, fingerprint_bits)
+            || fingerprint_bits <= MIXED_KEPT_MAX_BITS
+                && offsets_pay(bytes.len(), buckets, fingerprint_bits)
         {
             Offsets::Mixed
         } else {
@@ -236,24 +249,23 @@ impl Table {
         table
     }
 
-    /// Every fingerprint's alternate offset, when keeping them pays: the
-    /// fingerprints are at most [`OFFSET_TABLE_MAX_BITS`] wide, every offset
-    /// (`< buckets`) fits a `u32`, and the offsets are [`Offsets::Mixed`] or
-    /// the buckets take [`OFFSET_TABLE_MIN_SHARE`] times their space.
+    /// Every fingerprint's alternate offset, when keeping them pays: every
+    /// offset (`< buckets`) fits a `u32`, and the buckets take
+    /// [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, or the offsets
+    /// are [`Offsets::Mixed`] of at most [`MIXED_KEPT_MAX_BITS`] bits.
     /// Otherwise empty.
     fn offset_table(&self) -> Box<[u32]> {
         let values = 1usize << self.fingerprint_bits;
-        // Mixed offsets are always kept (up to 12 bits): computing `mix64`
-        // on every lookup was slow. New tables take them only where they
-        // pay or are few (`from_bytes`); a small table of wide mixed
-        // offsets comes only from bytes written so by hand.
-        let pays = match self.offsets {
-            Offsets::Mixed => {
-                self.fingerprint_bits <= OFFSET_TABLE_MAX_BITS
-                    && u32::try_from(self.buckets).is_ok()
-            }
-            Offsets::Golden => offsets_pay(self.bytes.len(), self.buckets, self.fingerprint_bits),
-        };
+        let pays = offsets_pay(self.bytes.len(), self.buckets, self.fingerprint_bits)
+            // Mixed offsets up to 12 bits (16 KiB) are kept at any size:
+            // computing `mix64` on every lookup was slow. New tables take
+            // them only where they pay or are few (`from_bytes`); a small
+            // table of wide mixed offsets comes only from bytes written so
+            // by hand, and wider ones are not kept there, so that a few
+            // bytes cannot ask for 256 KiB.
+            || self.offsets == Offsets::Mixed
+                && self.fingerprint_bits <= MIXED_KEPT_MAX_BITS
+                && u32::try_from(self.buckets).is_ok();
         if !pays {
             return Box::default();
         }
@@ -415,7 +427,9 @@ impl Table {
     /// how many instructions it holds. Read from a table of 4 KiB (f = 10)
     /// that stays in the L1 cache, it made lookups, removes and inserts at
     /// 1M keys about 5 % faster in `cargo xtask compare` (hits 4.43–4.55 →
-    /// 4.18–4.27 ns, three alternating pairs). A fingerprint outside the
+    /// 4.18–4.27 ns, three alternating pairs); read from tables of 32 to
+    /// 256 KiB (13 to 16 bits), which mostly sit in L2, lookups 8 to 15 %
+    /// faster ([`OFFSET_TABLE_MIN_SHARE`]). A fingerprint outside the
     /// table (none is, but nothing here relies on it) computes `c`, so both
     /// ways give the same bucket.
     #[inline]
@@ -991,7 +1005,15 @@ mod tests {
         let rules: [(Offsets, &dyn Fn(u64) -> u64); 2] =
             [(Offsets::Mixed, &splitmix), (Offsets::Golden, &golden)];
         for (offsets, scramble) in rules {
-            for (buckets, bits) in [(100_000, 8), (100_001, 8), (131_073, 10), (2_000_000, 12)] {
+            let shapes = [
+                (100_000, 8),
+                (100_001, 8),
+                (131_073, 10),
+                (2_000_000, 12),
+                (645_277, 13),
+                (4_194_304, 16),
+            ];
+            for (buckets, bits) in shapes {
                 let bytes = vec![0; bytes_for(buckets, bits).unwrap()];
                 let t = Table::from_bytes_with(bytes, buckets, bits, offsets);
                 assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
@@ -1008,26 +1030,25 @@ mod tests {
             }
         }
         // New tables take mixed offsets up to 6 bits, and keep them however
-        // small; wider ones take mixed offsets where they keep them (from
-        // 128 times the offsets' space) and the golden ratio elsewhere.
-        for (buckets, bits, offsets) in [
-            (3, 4, Offsets::Mixed),
-            (1000, 6, Offsets::Mixed),
-            (1000, 7, Offsets::Golden),
-            (18_722, 7, Offsets::Golden),
-            (18_723, 7, Offsets::Mixed),
-            (1000, 10, Offsets::Golden),
-            (104_857, 10, Offsets::Mixed),
-            (2_000_000, 12, Offsets::Mixed),
-            (2_000_000, 13, Offsets::Golden),
+        // small; from 7 to 12 bits they take mixed offsets where they keep
+        // them (from 128 times the offsets' space) and the golden ratio
+        // elsewhere; from 13 bits the golden ratio, kept from the same share.
+        for (buckets, bits, offsets, kept) in [
+            (3, 4, Offsets::Mixed, true),
+            (1000, 6, Offsets::Mixed, true),
+            (1000, 7, Offsets::Golden, false),
+            (18_722, 7, Offsets::Golden, false),
+            (18_723, 7, Offsets::Mixed, true),
+            (1000, 10, Offsets::Golden, false),
+            (104_857, 10, Offsets::Mixed, true),
+            (2_000_000, 12, Offsets::Mixed, true),
+            (645_276, 13, Offsets::Golden, false),
+            (645_277, 13, Offsets::Golden, true),
+            (4_194_304, 16, Offsets::Golden, true),
         ] {
             let t = table(buckets, bits);
             assert_eq!(t.offsets(), offsets, "m {buckets} f {bits}");
-            let kept = if offsets == Offsets::Mixed {
-                1 << bits
-            } else {
-                0
-            };
+            let kept = if kept { 1 << bits } else { 0 };
             assert_eq!(t.alt_offsets.len(), kept, "m {buckets} f {bits}");
         }
     }
@@ -1038,8 +1059,22 @@ mod tests {
         // bucket, and 7 of padding): 104,857 buckets.
         assert!(table(104_856, 10).alt_offsets.is_empty());
         assert_eq!(table(104_857, 10).alt_offsets.len(), 1024);
-        // Wider than 12 bits: never, however large.
-        assert!(table(2_000_000, 13).alt_offsets.is_empty());
+        // Wider ones from the same share: 32 KiB at 13 bits (6.5 bytes a
+        // bucket) need 4 MiB of table, 256 KiB at 16 bits (8 bytes) 32 MiB.
+        assert!(table(645_276, 13).alt_offsets.is_empty());
+        assert_eq!(table(645_277, 13).alt_offsets.len(), 1 << 13);
+        assert!(table(4_194_303, 16).alt_offsets.is_empty());
+        assert_eq!(table(4_194_304, 16).alt_offsets.len(), 1 << 16);
+        // Mixed offsets (only hand-written bytes ask for them in a small
+        // table of 7 bits or more) are kept at any size up to 12 bits, 16
+        // KiB; wider ones only from the share, like golden-ratio ones.
+        let small = |bits| {
+            let bytes = vec![0; bytes_for(1000, bits).unwrap()];
+            Table::from_bytes_with(bytes, 1000, bits, Offsets::Mixed)
+        };
+        assert_eq!(small(12).alt_offsets.len(), 1 << 12);
+        assert!(small(13).alt_offsets.is_empty());
+        assert!(small(16).alt_offsets.is_empty());
         // The offsets count in the memory, and only they come on top.
         let t = table(104_857, 10);
         assert_eq!(t.memory_bytes(), t.bytes().len() + 4096);

@@ -72,6 +72,46 @@ fn bits_per_key_within_two_percent_of_f_over_095() {
 }
 
 #[test]
+fn bits_per_key_within_two_percent_where_offsets_are_first_kept() {
+    // A large table keeps every fingerprint's alternate offset, 4 · 2^f
+    // bytes on top of the buckets, from 128 times that space: up to 0.8 %
+    // more, the most just past the size where it starts. The space promise
+    // must hold there too, at every width whose table can keep them (4 to 6
+    // bits keep theirs at any size, and with_fpr widens those). For each
+    // width, the smallest n whose table keeps them, found by bisection:
+    // keeping them is monotone in the bucket count, and so in n.
+    let keeps = |n: usize, bits: u32| {
+        let filter = CuckooFilter::with_fpr(n, 8.0 / f64::from(1u32 << bits)).unwrap();
+        assert_eq!(filter.fingerprint_bits(), bits, "n {n}");
+        let buckets = (filter.buckets() * 4 * bits as usize).div_ceil(8) + 7;
+        (filter.memory_bytes() > buckets, filter)
+    };
+    for bits in 8..=16 {
+        let (mut without, mut with) = (1000, 1 << 25);
+        assert!(
+            !keeps(without, bits).0 && keeps(with, bits).0,
+            "{bits} bits"
+        );
+        while with - without > 1 {
+            let mid = without + (with - without) / 2;
+            if keeps(mid, bits).0 {
+                with = mid;
+            } else {
+                without = mid;
+            }
+        }
+        let (_, filter) = keeps(with, bits);
+        let bits_per_key = filter.memory_bytes() as f64 * 8.0 / with as f64;
+        let limit = f64::from(bits) / 0.95 * 1.02;
+        println!("{bits} bits from n {with}: {bits_per_key:.3} bits/key (limit {limit:.3})");
+        assert!(
+            bits_per_key <= limit,
+            "{bits} bits, n {with}: {bits_per_key} > {limit}"
+        );
+    }
+}
+
+#[test]
 fn ten_million_inserts_fit_without_full() {
     // with_fpr's capacity promise at the large size, with 10 % removed and
     // re-inserted as other keys (deletes must not erode capacity).
