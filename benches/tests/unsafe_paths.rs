@@ -19,7 +19,8 @@
 //! something in a plain `cargo test`, where they take well under a second.
 //!
 //! What they reach: `bloom`'s unchecked classic reads and writes, under
-//! all three probe sequences, and its AVX2 block probe; `counting-bloom`'s
+//! all three probe sequences, plain and atomic (from two threads), and its
+//! AVX2 block probe; `counting-bloom`'s
 //! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
 //! kernels; `cuckoo`'s unaligned bucket windows at every fingerprint width,
 //! with and without the offset table, through evictions, the victim slot
@@ -31,7 +32,7 @@
 
 use std::collections::HashSet;
 
-use bloom::{BlockedBloomFilter, BloomFilter};
+use bloom::{AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
 use cuckoo::{CuckooFilter, Error};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -67,6 +68,21 @@ fn bloom_filters() {
         let single: Vec<bool> = others.iter().map(|&h| f.contains_hash(h)).collect();
         assert_eq!(batched, single);
         assert_eq!(BloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+        // The atomic filter's unchecked word access, inserting from two
+        // threads: the same bits as the plain filter.
+        let shared = AtomicBloomFilter::with_bits(bits, k).unwrap();
+        let (first, second) = members.split_at(members.len() / 2);
+        std::thread::scope(|s| {
+            for part in [first, second] {
+                let shared = &shared;
+                s.spawn(move || part.iter().for_each(|&h| shared.insert_hash(h)));
+            }
+        });
+        assert!(
+            members.iter().all(|&h| shared.contains_hash(h)),
+            "{bits} bits"
+        );
+        assert_eq!(BloomFilter::from(shared), f);
     }
     assert_eq!(sequences.len(), 3, "{sequences:?}");
     for blocks in [1, 2, 3, 37] {

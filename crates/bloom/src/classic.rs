@@ -340,10 +340,8 @@ impl<S: BuildHasher> BloomFilter<S> {
         unsafe { self.test_bits(positions, early_exit) }
     }
 
-    /// Whether the first k bits at `positions` are all set: with
-    /// `early_exit`, the first two are tested before the others are loaded
-    /// (a miss in a table in DRAM then usually costs two cache lines, not
-    /// k); without, all k are loaded and tested without a branch.
+    /// Whether the first k bits at `positions` are all set ([`all_set`]:
+    /// with `early_exit`, the first two before the others are loaded).
     ///
     /// The words are read without bounds checks: a check that can never
     /// fail cost about 13 % of a member lookup at 1M keys (see the crate
@@ -355,36 +353,15 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// `self.bits.len()`.
     #[allow(unsafe_code)]
     #[inline(always)]
-    unsafe fn test_bits(
-        &self,
-        mut positions: impl Iterator<Item = usize>,
-        early_exit: bool,
-    ) -> bool {
+    unsafe fn test_bits(&self, positions: impl Iterator<Item = usize>, early_exit: bool) -> bool {
         let words = self.bits.as_slice();
-        let bit = |p: usize| {
+        let word_of = |p: usize| {
             debug_assert!(p < self.bits.len());
             // SAFETY: `p < self.bits.len()` (this function's contract), and
             // the bit set holds `self.bits.len().div_ceil(WORD_BITS)` words.
-            let word = unsafe { *words.get_unchecked(p / WORD_BITS) };
-            word >> (p % WORD_BITS)
+            unsafe { *words.get_unchecked(p / WORD_BITS) }
         };
-        let mut unchecked = self.hashes as usize;
-        if early_exit {
-            // The sequence is endless, so both are `Some`.
-            let first = positions.next().unwrap_or(0);
-            let second = positions.next().unwrap_or(0);
-            // With k = 1 the "second" probe is the first one again.
-            let second = if self.hashes > 1 { second } else { first };
-            if bit(first) & bit(second) & 1 == 0 {
-                return false;
-            }
-            unchecked = unchecked.saturating_sub(2);
-        }
-        let mut all = 1;
-        for p in positions.take(unchecked) {
-            all &= bit(p);
-        }
-        all & 1 == 1
+        all_set(positions, self.hashes, early_exit, word_of)
     }
 
     /// Forgets every key.
@@ -517,6 +494,41 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
         BloomFilter::insert(self, item);
         Ok(())
     }
+}
+
+/// Whether the first `hashes` bits at `positions` are all set, reading the
+/// storage word that holds bit `p` with `word_of(p)`: the lookup loop of
+/// [`BloomFilter`] and [`AtomicBloomFilter`](crate::AtomicBloomFilter),
+/// which differ only in how they read a word.
+///
+/// With `early_exit`, the first two bits are tested before the others are
+/// loaded (a miss in a table in DRAM then usually costs two cache lines, not
+/// k); without, all k are loaded and tested without a branch.
+#[inline(always)]
+pub(crate) fn all_set(
+    mut positions: impl Iterator<Item = usize>,
+    hashes: u32,
+    early_exit: bool,
+    word_of: impl Fn(usize) -> usize,
+) -> bool {
+    let bit = |p: usize| word_of(p) >> (p % WORD_BITS);
+    let mut unchecked = hashes as usize;
+    if early_exit {
+        // The sequence is endless, so both are `Some`.
+        let first = positions.next().unwrap_or(0);
+        let second = positions.next().unwrap_or(0);
+        // With k = 1 the "second" probe is the first one again.
+        let second = if hashes > 1 { second } else { first };
+        if bit(first) & bit(second) & 1 == 0 {
+            return false;
+        }
+        unchecked = unchecked.saturating_sub(2);
+    }
+    let mut all = 1;
+    for p in positions.take(unchecked) {
+        all &= bit(p);
+    }
+    all & 1 == 1
 }
 
 /// Checks a hash count against `1..=MAX_HASHES`.

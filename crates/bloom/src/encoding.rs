@@ -27,16 +27,13 @@ impl<S: BuildHasher> BloomFilter<S> {
     /// The filter's bytes in the shared format: parameters, the hasher's
     /// probe, the bit array and a checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::with_flags(
-            FilterKind::Bloom,
-            &HasherProbe::of(self.hasher()),
-            self.memory_bytes() + 24,
-            self.probe_sequence().header_flags(),
-        );
-        w.u64(self.bits());
-        w.u32(self.hashes());
-        w.u64_array(&words_as_u64(self.words(), self.bits()));
-        w.finish()
+        classic_bytes(
+            self.hasher(),
+            self.bits(),
+            self.hashes(),
+            self.probe_sequence(),
+            self.words(),
+        )
     }
 
     /// As [`BloomFilter::from_bytes`], for a filter built with `hasher`.
@@ -87,6 +84,29 @@ impl<S: BuildHasher> BloomFilter<S> {
         u64_as_words(&words, table.as_mut_slice());
         Ok(BloomFilter::from_parts(table, hashes, sequence, hasher))
     }
+}
+
+/// The bytes of a classic filter of `bits` bits and `hashes` probes whose
+/// storage words are `words`: [`BloomFilter::to_bytes`], and
+/// [`AtomicBloomFilter::to_bytes`](crate::AtomicBloomFilter::to_bytes) of
+/// a snapshot of its words.
+pub(crate) fn classic_bytes(
+    hasher: &impl BuildHasher,
+    bits: u64,
+    hashes: u32,
+    sequence: ProbeSequence,
+    words: &[usize],
+) -> Vec<u8> {
+    let mut w = ByteWriter::with_flags(
+        FilterKind::Bloom,
+        &HasherProbe::of(hasher),
+        size_of_val(words) + 24,
+        sequence.header_flags(),
+    );
+    w.u64(bits);
+    w.u32(hashes);
+    w.u64_array(&words_as_u64(words, bits));
+    w.finish()
 }
 
 impl<S: BuildHasher> BlockedBloomFilter<S> {

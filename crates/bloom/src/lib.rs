@@ -152,6 +152,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod atomic;
 mod batch;
 mod block;
 mod blocked;
@@ -160,6 +161,7 @@ mod encoding;
 mod simd;
 mod std_traits;
 
+pub use atomic::AtomicBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};

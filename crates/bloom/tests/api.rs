@@ -1,7 +1,7 @@
 //! The standard traits a user expects: thread safety, a short `Debug` and
 //! equality of whole state.
 
-use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder};
+use bloom::{AtomicBloomFilter, BlockedBloomFilter, BloomFilter, DefaultHashBuilder};
 use filter_core::testing::keys;
 
 /// Compile-time: a filter can be sent to and shared between threads (for
@@ -11,6 +11,10 @@ fn filters_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     assert_send_sync::<BloomFilter>();
     assert_send_sync::<BlockedBloomFilter<DefaultHashBuilder>>();
+    // Shared by reference for inserts: no `Clone` (a copy taken while
+    // threads insert is `to_bloom_filter`'s snapshot) and no `Eq`.
+    fn assert_shared<T: Send + Sync + std::fmt::Debug>() {}
+    assert_shared::<AtomicBloomFilter>();
 }
 
 #[test]
@@ -42,6 +46,18 @@ fn debug_shows_the_shape_not_the_table() {
         "bits: 10240000",
         "hashes: 8",
         "memory_bytes: 1280000",
+    ] {
+        assert!(text.contains(field), "{field} missing from {text}");
+    }
+
+    let atomic = AtomicBloomFilter::from(classic);
+    let text = format!("{atomic:?}");
+    assert!(text.starts_with("AtomicBloomFilter {"), "{text}");
+    for field in [
+        "bits: 9592957",
+        "hashes: 7",
+        "probe_sequence: Linear",
+        "memory_bytes: 1199120",
     ] {
         assert!(text.contains(field), "{field} missing from {text}");
     }
