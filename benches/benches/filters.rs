@@ -1,13 +1,15 @@
 //! Criterion benchmarks of every filter: build (static) or insert-all
 //! (dynamic), contains hit, contains miss, batched lookups of a member and
 //! non-member mix (`contains_batch`), batched inserts of every member
-//! (`insert_batch`, dynamic filters), and remove, one by one and batched
+//! (`insert_batch`, dynamic filters), inserts from two threads at once
+//! into one filter (`AtomicBloomFilter`), and remove, one by one and batched
 //! (`remove_batch`), where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
 //! workload and the checks made before timing.
 
 use benches::{
     FPR, batched_inserts, batched_lookups, batched_removes, insert_all, lookups, removes,
+    shared_inserts,
 };
 
 /// How many of `keys` a filter's `contains_batch` reports present.
@@ -34,6 +36,8 @@ macro_rules! remove_batch {
         |filter: &mut _, keys: &[u64]| filter.remove_batch(keys)
     };
 }
+use std::sync::Mutex;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bloom(c: &mut Criterion) {
@@ -45,6 +49,32 @@ fn bloom(c: &mut Criterion) {
     lookups(c, "BlockedBloomFilter", insert_all(new));
     batched_lookups(c, "BlockedBloomFilter", insert_all(new), batch_count!());
     batched_inserts(c, "BlockedBloomFilter", insert_all(new), insert_batch!(new));
+    let new = |n| bloom::AtomicBloomFilter::with_fpr(n, FPR).expect("valid parameters");
+    lookups(c, "AtomicBloomFilter", insert_all(new));
+    shared_inserts(
+        c,
+        "AtomicBloomFilter",
+        new,
+        |filter, key| filter.insert(&key),
+        |filter, key| filter.contains(&key),
+    );
+    // The alternative it replaces: a plain filter behind a lock.
+    let new = |n| Mutex::new(bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters"));
+    shared_inserts(
+        c,
+        "Mutex<BloomFilter>",
+        new,
+        |filter, key| lock(filter).insert(&key),
+        |filter, key| lock(filter).contains(&key),
+    );
+}
+
+/// The filter behind `mutex` (a panicking benchmark thread poisons it, and
+/// the run is over anyway).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn counting_bloom(c: &mut Criterion) {

@@ -11,6 +11,8 @@
 //! - before anything is timed, the filter is checked: every member must be
 //!   reported present and at most [`MAX_MISS_HITS`] of the non-members, so a
 //!   broken filter cannot post a fast number;
+//! - a filter that threads insert into at once (`bloom::AtomicBloomFilter`)
+//!   is also built by two threads sharing it ([`shared_inserts`]);
 //! - lookups and removes time a batch of [`BATCH`] queries, so the large size
 //!   is built once per benchmark, not once per iteration; each iteration takes
 //!   the next batch of a rotation through all n keys, so that at the large
@@ -224,6 +226,57 @@ pub fn batched_inserts<F: Filter<u64>>(
         group.bench_function(BenchmarkId::new(name, n), |b| {
             b.iter(|| batched(black_box(&w.members)));
         });
+        group.finish();
+    }
+}
+
+/// The threads [`shared_inserts`] builds with.
+pub const SHARED_THREADS: [usize; 2] = [1, 2];
+
+/// A build of a filter that threads share: a new filter sized for every
+/// member (`new`), then the members inserted by 1 and by 2 threads at once,
+/// each thread a contiguous share, through `insert` (which takes `&F`: an
+/// `AtomicBloomFilter`, or a filter behind a lock). Timed like the
+/// one-by-one build of [`lookups`] (thread start-up included, some tens of
+/// microseconds against milliseconds of inserts). Checked first: the
+/// filter two threads build holds every member (`contains`).
+pub fn shared_inserts<F: Sync>(
+    c: &mut Criterion,
+    name: &str,
+    new: impl Fn(usize) -> F,
+    insert: impl Fn(&F, u64) + Sync,
+    contains: impl Fn(&F, u64) -> bool,
+) {
+    let build = |keys: &[u64], threads: usize| {
+        let filter = new(keys.len());
+        std::thread::scope(|s| {
+            for share in keys.chunks(keys.len().div_ceil(threads).max(1)) {
+                let (filter, insert) = (&filter, &insert);
+                s.spawn(move || share.iter().for_each(|&k| insert(filter, k)));
+            }
+        });
+        filter
+    };
+    for n in sizes() {
+        let w = Workload::new(n);
+        let filter = build(&w.members, 2);
+        assert!(
+            w.members.iter().all(|&k| contains(&filter, k)),
+            "{name}: a member is missing after a shared build; refusing to benchmark"
+        );
+        drop(filter);
+        let mut group = c.benchmark_group("build_shared");
+        group.throughput(Throughput::Elements(n as u64));
+        if n > SMALL {
+            // As for `build`: ten flat samples of one large build each.
+            group.sample_size(10).sampling_mode(SamplingMode::Flat);
+        }
+        for threads in SHARED_THREADS {
+            let id = BenchmarkId::new(format!("{name}/{threads} threads"), n);
+            group.bench_function(id, |b| {
+                b.iter(|| build(black_box(&w.members), threads));
+            });
+        }
         group.finish();
     }
 }

@@ -15,6 +15,18 @@
 //! refuse to load under a hasher that would give false negatives.
 //! Neither can remove a key: see the `counting-bloom` and `cuckoo` crates.
 //!
+//! # Threads
+//!
+//! Every filter is `Send` and `Sync` (with a hasher that is): share one
+//! behind an `Arc`, or borrow it into scoped threads, and query it from all
+//! of them at once. Inserting takes `&mut self`, so threads that insert
+//! into one filter need either a lock around it, or
+//! [`AtomicBloomFilter`]: the classic filter with its bits in atomic words,
+//! whose `insert` takes `&self` (bit for bit the same filter and bytes, at
+//! several times the cost per insert; its docs give the figures). Threads
+//! that each build a filter of their own can merge them at the end with
+//! [`BloomFilter::union`].
+//!
 //! # Examples
 //!
 //! ```
@@ -146,8 +158,8 @@
 //!
 //! None. The crate depends on `filter-core` and `fixedbitset` only. Its
 //! `unsafe` code is the AVX2 block probe, behind a runtime CPU check, and
-//! the classic filter's unchecked word read and write; each states why it
-//! is sound.
+//! the classic filters' unchecked word reads and writes (plain and atomic);
+//! each states why it is sound.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
