@@ -13,7 +13,7 @@ use filter_core::{
 use fixedbitset::FixedBitSet;
 
 use crate::BloomFilter;
-use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes};
+use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_probe};
 
 /// A classic Bloom filter that many threads can insert into at once:
 /// [`BloomFilter`] with its bits in atomic words, so that
@@ -260,10 +260,10 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     #[inline(always)]
     fn set_bits(&self, positions: impl Iterator<Item = usize>) -> bool {
         let mut new = false;
-        for p in positions.take(self.hashes as usize) {
+        for_each_probe(positions, self.hashes as usize, |p| {
             let mask = 1 << (p % WORD_BITS);
             new |= self.word(p).fetch_or(mask, Ordering::Relaxed) & mask == 0;
-        }
+        });
         new
     }
 

@@ -271,7 +271,7 @@ impl<S: BuildHasher> BloomFilter<S> {
         let len = self.bits.len();
         let words = self.bits.as_mut_slice();
         let mut new = false;
-        for p in positions.take(self.hashes as usize) {
+        for_each_probe(positions, self.hashes as usize, |p| {
             debug_assert!(p < len);
             let mask = 1 << (p % WORD_BITS);
             // SAFETY: `p < self.bits.len()` (this function's contract), and
@@ -279,7 +279,7 @@ impl<S: BuildHasher> BloomFilter<S> {
             let word = unsafe { words.get_unchecked_mut(p / WORD_BITS) };
             new |= *word & mask == 0;
             *word |= mask;
-        }
+        });
         new
     }
 
@@ -525,10 +525,42 @@ pub(crate) fn all_set(
         unchecked = unchecked.saturating_sub(2);
     }
     let mut all = 1;
-    for p in positions.take(unchecked) {
-        all &= bit(p);
-    }
+    for_each_probe(positions, unchecked, |p| all &= bit(p));
     all & 1 == 1
+}
+
+/// The most probes per key that [`for_each_probe`] writes out one after
+/// another: every rate down to 2^−16 (k = 16 at the optimum).
+const UNROLLED_PROBES: usize = 16;
+
+/// Calls `each` with the first `k` of `positions`, in order: the probe loop
+/// of the classic filters' lookups and inserts.
+///
+/// Why not a plain loop: written out as [`UNROLLED_PROBES`] probes, each
+/// behind a test of `k` (the same outcome on every call of a filter, so
+/// always predicted), the probes of one key are straight-line code, and
+/// lookups at 10^6 keys measured 5.7 % faster at k = 7 (8.57 → 8.08 ns)
+/// and 9.4 % at k = 10 (12.27 → 11.12 ns) in `cargo xtask compare`
+/// (alternating runs, medians). A loop over the probes, even one the
+/// compiler unrolls by two, holds more instructions per probe in the
+/// core's window while its loads wait; groups of four with a loop around
+/// them measured slower than the plain loop. Probes past 16 take a loop.
+#[inline(always)]
+pub(crate) fn for_each_probe(
+    mut positions: impl Iterator<Item = usize>,
+    k: usize,
+    mut each: impl FnMut(usize),
+) {
+    let written_out = k.min(UNROLLED_PROBES);
+    for j in 0..UNROLLED_PROBES {
+        if j < written_out {
+            // The sequence is endless, so this is `Some`.
+            each(positions.next().unwrap_or(0));
+        }
+    }
+    for p in positions.take(k - written_out) {
+        each(p);
+    }
 }
 
 /// Checks a hash count against `1..=MAX_HASHES`.
