@@ -538,13 +538,17 @@ const UNROLLED_PROBES: usize = 16;
 ///
 /// Why not a plain loop: written out as [`UNROLLED_PROBES`] probes, each
 /// behind a test of `k` (the same outcome on every call of a filter, so
-/// always predicted), the probes of one key are straight-line code, and
-/// lookups at 10^6 keys measured 5.7 % faster at k = 7 (8.57 → 8.08 ns)
-/// and 9.4 % at k = 10 (12.27 → 11.12 ns) in `cargo xtask compare`
-/// (alternating runs, medians). A loop over the probes, even one the
-/// compiler unrolls by two, holds more instructions per probe in the
-/// core's window while its loads wait; groups of four with a loop around
-/// them measured slower than the plain loop. Probes past 16 take a loop.
+/// always predicted), the probes of one key are straight-line code.
+/// `BloomFilter` lookups at 10^6 keys measured 4 % faster at k = 7 (8.22 →
+/// 7.88 ns) and 5 % at k = 10 (11.67 → 11.06 ns), and inserts 1.5–3.5 %,
+/// in `cargo xtask compare` (six alternating runs, medians). A loop over
+/// the probes, even one the compiler unrolls by two, holds more
+/// instructions per probe in the core's window while its loads wait;
+/// groups of four with a loop around them measured slower than the plain
+/// loop. Probes past 16 take a loop. (The counting filter's insert, whose
+/// probes branch on each counter's value, measured slower written out so,
+/// 18.0 → 21.1 ns a key at 1 %, fastest of six alternating runs, and
+/// keeps its loop.)
 #[inline(always)]
 pub(crate) fn for_each_probe(
     mut positions: impl Iterator<Item = usize>,
