@@ -41,12 +41,13 @@ use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_prob
 /// loads, which compile to the same plain loads. An insert is k atomic ORs
 /// (locked instructions on x86-64) instead of k plain ones, and a locked
 /// instruction costs several times a plain one. In the criterion benchmarks
-/// (`benches/`, 10^6 keys at 1 %, default hasher, a 2-core AMD EPYC VM):
-/// lookups 10.4 ns, as `BloomFilter`'s; inserting every key took 38 ns a
-/// key from one thread and 20.9 from two, against 9.7 for one thread
-/// inserting into a `BloomFilter`, and 20.3 (one thread) and 81.6 (two)
-/// into a `Mutex<BloomFilter>`. So it pays where threads would otherwise
-/// take turns at a lock, and more with more cores. When one thread builds
+/// (`benches/`, 10^6 keys at 1 %, default hasher, a shared 2-core AMD EPYC
+/// VM, ranges over four runs): lookups 9.5–11 ns, as `BloomFilter`'s;
+/// inserting every key took 38–42 ns a key from one thread and 21–30 from
+/// two, against 9.2–9.7 for one thread inserting into a `BloomFilter`, and
+/// 16–20 (one thread) and 44–82 (two) through a `Mutex<BloomFilter>`. So it
+/// pays where threads would otherwise take turns at a lock, and more with
+/// more cores. When one thread builds
 /// a filter that others then only read, build a [`BloomFilter`] and share
 /// it (it is `Sync`); when threads insert independent streams that are
 /// only queried at the end, give each its own [`BloomFilter`] and
