@@ -42,7 +42,7 @@ use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_prob
 /// (locked instructions on x86-64) instead of k plain ones, and a locked
 /// instruction costs several times a plain one. In the criterion benchmarks
 /// (`benches/`, 10^6 keys at 1 %, default hasher, a shared 2-core AMD EPYC
-/// VM, ranges over four runs): lookups 9.5–11 ns, as `BloomFilter`'s;
+/// VM, ranges over four runs): lookups 9.5–14 ns, as `BloomFilter`'s (10–14);
 /// inserting every key took 38–42 ns a key from one thread and 21–30 from
 /// two, against 9.2–9.7 for one thread inserting into a `BloomFilter`, and
 /// 16–20 (one thread) and 44–82 (two) through a `Mutex<BloomFilter>`. So it
