@@ -50,17 +50,13 @@ fn debug_shows_the_shape_not_the_table() {
         assert!(text.contains(field), "{field} missing from {text}");
     }
 
+    // The atomic filter prints the same shape under its own name.
+    let classic_text = format!("{classic:?}");
     let atomic = AtomicBloomFilter::from(classic);
-    let text = format!("{atomic:?}");
-    assert!(text.starts_with("AtomicBloomFilter {"), "{text}");
-    for field in [
-        "bits: 9592957",
-        "hashes: 7",
-        "probe_sequence: Linear",
-        "memory_bytes: 1199120",
-    ] {
-        assert!(text.contains(field), "{field} missing from {text}");
-    }
+    assert_eq!(
+        format!("{atomic:?}"),
+        classic_text.replacen("BloomFilter", "AtomicBloomFilter", 1)
+    );
 }
 
 /// The checks of `equal_exactly_when_the_bytes_are_equal`, for either type:
