@@ -97,7 +97,7 @@
 //!   (4 KiB at 10 bits, 256 KiB at 16, at most 1/128 of a large filter;
 //!   256 bytes at most for narrow ones), which takes its multiplications
 //!   off the path to the second bucket: lookups and removes at 1M keys
-//!   about 5 % faster at 10 bits, lookups 8 to 15 % faster at 13 to 16
+//!   about 5 % faster at 10 bits, lookups 8 to 17 % faster at 13 to 16
 //!   bits, measured in `cargo xtask compare`. Up to 12 bits, there `c(fp)`
 //!   is SplitMix64's finalizer of the fingerprint, reduced; in the tables
 //!   that compute it on every lookup, and from 13 bits, the fingerprint

@@ -108,8 +108,9 @@ pub(crate) enum Offsets {
 /// that is from about 400,000 keys; at 13 bits (0.1 %) from about 2.4
 /// million, at 16 bits (0.0122 %) from about 16 million.
 ///
-/// Every width keeps them, although 2^13 to 2^16 offsets (32 to 256 KiB)
-/// outgrow the L1 cache: read from L2, an offset still beats computing it.
+/// Every width keeps them. 2^13 to 2^16 offsets (32 to 256 KiB) are too
+/// many to stay in the L1 cache beside the buckets a lookup streams
+/// through, yet reading one still measured faster than computing it.
 /// Lookups with kept offsets, against computed ones, in `cargo xtask
 /// compare` (alternating runs, medians): 13 bits at 3M keys 5.31 against
 /// 5.78 ns; 15 bits at 9M keys 26.2 against 31.4 ns, and 16 bits at 17M
@@ -428,10 +429,10 @@ impl Table {
     /// that stays in the L1 cache, it made lookups, removes and inserts at
     /// 1M keys about 5 % faster in `cargo xtask compare` (hits 4.43–4.55 →
     /// 4.18–4.27 ns, three alternating pairs); read from tables of 32 to
-    /// 256 KiB (13 to 16 bits), which mostly sit in L2, lookups 8 to 15 %
-    /// faster ([`OFFSET_TABLE_MIN_SHARE`]). A fingerprint outside the
-    /// table (none is, but nothing here relies on it) computes `c`, so both
-    /// ways give the same bucket.
+    /// 256 KiB (13 to 16 bits), too large to stay in the L1 cache, lookups
+    /// 8 to 17 % faster ([`OFFSET_TABLE_MIN_SHARE`]). A fingerprint outside
+    /// the table (none is, but nothing here relies on it) computes `c`, so
+    /// both ways give the same bucket.
     #[inline]
     pub(crate) fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
         let c = match self.alt_offsets.get(fingerprint as usize) {
