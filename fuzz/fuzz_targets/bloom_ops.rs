@@ -6,10 +6,9 @@
 //! still be found.
 #![no_main]
 use bloom::{BlockedBloomFilter, BloomFilter};
-use filters_fuzz::structured_hash;
+use filters_fuzz::Item;
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;
-use std::hash::BuildHasher;
 
 macro_rules! run {
     ($t:ty, $f:expr, $data:expr) => {{
@@ -17,28 +16,21 @@ macro_rules! run {
         let mut oracle: HashSet<u64> = HashSet::new();
         for op in $data[3..].chunks_exact(2) {
             let (code, a) = (op[0], op[1]);
-            let keyed = a & 0x80 == 0;
-            let k = (a as u64) % 24;
-            let h = if keyed {
-                f.hasher().hash_one(k)
-            } else {
-                structured_hash(a)
-            };
+            let item = Item::new(a, 24, f.hasher());
+            let h = item.hash;
             match code % 7 {
                 0 | 1 => {
-                    if keyed {
-                        f.insert(&k)
-                    } else {
-                        f.insert_hash(h)
+                    match item.key {
+                        Some(k) => f.insert(&k),
+                        None => f.insert_hash(h),
                     };
                     oracle.insert(h);
                 }
                 2 => {
                     let present = f.contains_hash(h);
-                    let r = if keyed {
-                        f.insert_unique(&k)
-                    } else {
-                        f.insert_unique_hash(h)
+                    let r = match item.key {
+                        Some(k) => f.insert_unique(&k),
+                        None => f.insert_unique_hash(h),
                     };
                     assert_eq!(r, !present, "insert_unique return");
                     oracle.insert(h);

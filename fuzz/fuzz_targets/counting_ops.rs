@@ -7,10 +7,9 @@
 //! least the multiplicity while no counter is saturated.
 #![no_main]
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
-use filters_fuzz::structured_hash;
+use filters_fuzz::{Item, check_remove};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
-use std::hash::BuildHasher;
 
 macro_rules! run {
     ($t:ty, $f:expr, $data:expr) => {{
@@ -19,19 +18,13 @@ macro_rules! run {
         let key_space = 4 + ($data[0] as u64 >> 3) % 29;
         for op in $data[3..].chunks_exact(2) {
             let (code, a) = (op[0], op[1]);
-            let keyed = a & 0x80 == 0;
-            let k = (a as u64) % key_space;
-            let h = if keyed {
-                f.hasher().hash_one(k)
-            } else {
-                structured_hash(a)
-            };
+            let item = Item::new(a, key_space, f.hasher());
+            let h = item.hash;
             match code % 9 {
                 0 | 1 => {
-                    if keyed {
-                        f.insert(&k)
-                    } else {
-                        f.insert_hash(h)
+                    match item.key {
+                        Some(k) => f.insert(&k),
+                        None => f.insert_hash(h),
                     };
                     {
                         let e = oracle.entry(h).or_default();
@@ -40,10 +33,9 @@ macro_rules! run {
                 }
                 2 => {
                     let present = f.contains_hash(h);
-                    let r = if keyed {
-                        f.insert_unique(&k)
-                    } else {
-                        f.insert_unique_hash(h)
+                    let r = match item.key {
+                        Some(k) => f.insert_unique(&k),
+                        None => f.insert_unique_hash(h),
                     };
                     assert_eq!(r, !present, "insert_unique return");
                     {
@@ -52,29 +44,11 @@ macro_rules! run {
                     }
                 }
                 3 | 4 => {
-                    let c = oracle.get(&h).copied().unwrap_or(0);
-                    if c > 0 {
-                        let r = if keyed {
-                            f.remove(&k)
-                        } else {
-                            f.remove_hash(h)
-                        };
-                        assert!(r, "remove of inserted returned false");
-                        if c == 1 {
-                            oracle.remove(&h);
-                        } else {
-                            oracle.insert(h, c - 1);
-                        }
-                    } else if !f.contains_hash(h) {
-                        let before = f.to_bytes();
-                        let r = if keyed {
-                            f.remove(&k)
-                        } else {
-                            f.remove_hash(h)
-                        };
-                        assert!(!r, "remove of absent item returned true");
-                        assert_eq!(before, f.to_bytes(), "remove of absent item changed filter");
-                    }
+                    let reported = f.contains_hash(h);
+                    check_remove(&mut f, &mut oracle, h, reported, |f| match item.key {
+                        Some(k) => f.remove(&k),
+                        None => f.remove_hash(h),
+                    });
                 }
                 5 => {
                     if a < 8 {

@@ -349,7 +349,8 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     where
         S: Clone,
     {
-        self.snapshot_bloom_filter(self.hasher.clone())
+        let table = FixedBitSet::with_capacity_and_blocks(self.bits, self.snapshot_words());
+        BloomFilter::from_parts(table, self.hashes, self.sequence, self.hasher.clone())
     }
 
     /// The bits as they are now, word by word.
@@ -358,11 +359,6 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
             .iter()
             .map(|word| word.load(Ordering::Relaxed))
             .collect()
-    }
-
-    fn snapshot_bloom_filter(&self, hasher: S) -> BloomFilter<S> {
-        let table = FixedBitSet::with_capacity_and_blocks(self.bits, self.snapshot_words());
-        BloomFilter::from_parts(table, self.hashes, self.sequence, hasher)
     }
 }
 
