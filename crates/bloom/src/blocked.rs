@@ -136,6 +136,14 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::with_fpr`].
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
+        let bits = Self::blocks_for(expected_items, fpr)? * u64::from(BLOCK_BITS);
+        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
+            .map_err(|e| sizing::blame_items(e, "bits", bits, expected_items, fpr))
+    }
+
+    /// The block count [`with_fpr`](BlockedBloomFilter::with_fpr) gives
+    /// `expected_items` keys at rate `fpr`.
+    pub(crate) fn blocks_for(expected_items: usize, fpr: f64) -> Result<u64, Error> {
         if sizing::check_fpr(fpr)? < MIN_FPR {
             return Err(Error::invalid(
                 "fpr",
@@ -153,8 +161,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
             BLOCK_BITS,
             BlockLayout::Split,
         )?;
-        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
-            .map_err(|e| sizing::blame_items(e, "bits", bits, expected_items, fpr))
+        Ok(bits / u64::from(BLOCK_BITS))
     }
 
     /// As [`BlockedBloomFilter::with_bits`], hashing keys with `hasher`.
@@ -196,16 +203,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::with_blocks`].
     pub fn with_blocks_and_hasher(blocks: u64, hasher: S) -> Result<Self, Error> {
-        if blocks == 0 || blocks > MAX_BLOCKS {
-            return Err(Error::invalid(
-                "blocks",
-                blocks,
-                format_args!("in 1..={MAX_BLOCKS}"),
-            ));
-        }
-        let len = usize::try_from(blocks).map_err(|_| {
-            Error::invalid("blocks", blocks, "small enough to address on this platform")
-        })?;
+        let len = check_blocks(blocks)?;
         let blocks = filter_core::memory::zeroed_vec(len, "blocks")?;
         Ok(Self::from_parts(blocks, hasher))
     }
@@ -369,6 +367,20 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     pub(crate) fn block_slice(&self) -> &[Block] {
         &self.blocks
     }
+}
+
+/// `blocks` as a length, if it is a valid block count (`1..=MAX_BLOCKS`,
+/// addressable on this target).
+pub(crate) fn check_blocks(blocks: u64) -> Result<usize, Error> {
+    if blocks == 0 || blocks > MAX_BLOCKS {
+        return Err(Error::invalid(
+            "blocks",
+            blocks,
+            format_args!("in 1..={MAX_BLOCKS}"),
+        ));
+    }
+    usize::try_from(blocks)
+        .map_err(|_| Error::invalid("blocks", blocks, "small enough to address on this platform"))
 }
 
 impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedBloomFilter<S> {

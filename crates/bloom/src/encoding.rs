@@ -113,16 +113,8 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// The filter's bytes in the shared format: parameters, the hasher's
     /// probe, the blocks and a checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(
-            FilterKind::BlockedBloom,
-            &HasherProbe::of(self.hasher()),
-            self.memory_bytes() + 24,
-        );
-        w.u64(self.blocks());
-        w.u32(self.hashes());
         let lanes: Vec<u32> = self.block_slice().iter().flat_map(|b| b.0).collect();
-        w.u32_array(&lanes);
-        w.finish()
+        blocked_bytes(self.hasher(), &lanes)
     }
 
     /// As [`BlockedBloomFilter::from_bytes`], for a filter built with
@@ -163,6 +155,22 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
         }
         Ok(BlockedBloomFilter::from_parts(table, hasher))
     }
+}
+
+/// The bytes of a blocked filter whose blocks' lanes, block by block, are
+/// `lanes`: [`BlockedBloomFilter::to_bytes`], and
+/// [`AtomicBlockedBloomFilter::to_bytes`](crate::AtomicBlockedBloomFilter::to_bytes)
+/// of a snapshot of its blocks.
+pub(crate) fn blocked_bytes(hasher: &impl BuildHasher, lanes: &[u32]) -> Vec<u8> {
+    let mut w = ByteWriter::new(
+        FilterKind::BlockedBloom,
+        &HasherProbe::of(hasher),
+        size_of_val(lanes) + 24,
+    );
+    w.u64((lanes.len() / LANES) as u64);
+    w.u32(BLOCK_HASHES);
+    w.u32_array(lanes);
+    w.finish()
 }
 
 /// Storage words (`usize`, 32 or 64 bits) as the format's u64 words.

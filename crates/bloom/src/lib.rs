@@ -20,12 +20,14 @@
 //! Every filter is `Send` and `Sync` (with a hasher that is): share one
 //! behind an `Arc`, or borrow it into scoped threads, and query it from all
 //! of them at once. Inserting takes `&mut self`, so threads that insert
-//! into one filter need either a lock around it, or
-//! [`AtomicBloomFilter`]: the classic filter with its bits in atomic words,
-//! whose `insert` takes `&self` (bit for bit the same filter and bytes, at
-//! several times the cost per insert; its docs give the figures). Threads
+//! into one filter need either a lock around it, or one of the atomic
+//! twins, whose `insert` takes `&self`: [`AtomicBloomFilter`] and
+//! [`AtomicBlockedBloomFilter`], the two filters with their bits in atomic
+//! words (bit for bit the same filters and bytes, at several times the
+//! cost per insert; their docs give the figures). The blocked one inserts
+//! about twice as fast, because a key's bits share one cache line. Threads
 //! that each build a filter of their own can merge them at the end with
-//! [`BloomFilter::union`].
+//! [`BloomFilter::union`] or [`BlockedBloomFilter::union`].
 //!
 //! # Examples
 //!
@@ -165,6 +167,7 @@
 #![deny(unsafe_code)]
 
 mod atomic;
+mod atomic_blocked;
 mod batch;
 mod block;
 mod blocked;
@@ -174,6 +177,7 @@ mod simd;
 mod std_traits;
 
 pub use atomic::AtomicBloomFilter;
+pub use atomic_blocked::AtomicBlockedBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};

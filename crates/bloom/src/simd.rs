@@ -18,6 +18,7 @@
 
 #![allow(unsafe_code)]
 
+use crate::atomic_blocked::{self, AtomicBlock};
 use crate::block::{Block, Probe};
 
 /// Which probe implementation a filter uses.
@@ -52,10 +53,13 @@ pub(crate) mod avx2 {
 
     use std::arch::x86_64::{
         __m256i, _mm256_load_si256, _mm256_mullo_epi32, _mm256_or_si256, _mm256_set1_epi32,
-        _mm256_setr_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_store_si256,
-        _mm256_testc_si256,
+        _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_sllv_epi32, _mm256_srli_epi32,
+        _mm256_store_si256, _mm256_testc_si256,
     };
 
+    use std::sync::atomic::Ordering;
+
+    use crate::atomic_blocked::{self, AtomicBlock, BLOCK_WORDS};
     use crate::block::{Block, Probe, SALT};
 
     /// The eight lane masks of lane word `lanes`, as one vector: lane i gets
@@ -131,6 +135,74 @@ pub(crate) mod avx2 {
             _mm256_testc_si256(old, mask) == 0
         }
     }
+
+    /// The words of an atomic block as they are now, as one vector. Four
+    /// relaxed loads (plain `mov`s): one vector load of words that other
+    /// threads write atomically would be a data race to the compiler.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_atomic(block: &AtomicBlock) -> __m256i {
+        // The intrinsic takes i64; these are bit-for-bit reinterpretations.
+        let word = |j: usize| i64::from_ne_bytes(block.0[j].load(Ordering::Relaxed).to_ne_bytes());
+        // SAFETY: a register-only intrinsic, in an AVX2 function.
+        unsafe { _mm256_setr_epi64x(word(0), word(1), word(2), word(3)) }
+    }
+
+    /// The atomic block of raw hash `hash` in `blocks`, and the key's lane
+    /// masks as one vector. On x86-64 a storage word holds two lanes, the
+    /// lower-numbered in its low half, so the masks' eight 32-bit lanes,
+    /// read as four 64-bit ones, are already the four words' masks.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn atomic_probe(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, __m256i) {
+        let probe = Probe::new(hash, blocks.len());
+        // SAFETY: `probe.block = reduce(_, len)` is below `len`; the
+        // caller guarantees AVX2.
+        unsafe { (blocks.get_unchecked(probe.block), masks(probe.lanes)) }
+    }
+
+    /// Whether the key with raw hash `hash` may be in the atomic `blocks`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe {
+            let (block, mask) = atomic_probe(blocks, hash);
+            _mm256_testc_si256(load_atomic(block), mask) == 1
+        }
+    }
+
+    /// Adds the key with raw hash `hash` to the atomic `blocks`; `true` if
+    /// any of its bits was unset before. Writes nothing when all were set
+    /// ([`set_missing`](atomic_blocked::set_missing) says why).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
+        // SAFETY: the caller guarantees AVX2; `__m256i` and `[usize; 4]`
+        // are both 32 bytes of plain integers on x86-64, where usize is 64
+        // bits, so every bit pattern of one is a valid value of the other.
+        unsafe {
+            let (block, mask) = atomic_probe(blocks, hash);
+            if _mm256_testc_si256(load_atomic(block), mask) == 1 {
+                return false;
+            }
+            let masks: [usize; BLOCK_WORDS] = std::mem::transmute(mask);
+            atomic_blocked::set_all(block, masks);
+            true
+        }
+    }
 }
 
 /// The portable lookup. Kept out of line where AVX2 is compiled in, so that
@@ -149,6 +221,46 @@ fn portable_contains(blocks: &[Block], hash: u64) -> bool {
 fn portable_insert(blocks: &mut [Block], hash: u64) -> bool {
     let probe = Probe::new(hash, blocks.len());
     blocks[probe.block].insert(probe.lanes)
+}
+
+/// The portable atomic lookup; out of line for the same reason.
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn portable_atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate(blocks, hash);
+    atomic_blocked::block_contains(block, lanes)
+}
+
+/// The portable atomic insert; out of line for the same reason.
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn portable_atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate(blocks, hash);
+    atomic_blocked::block_insert(block, lanes)
+}
+
+/// Whether the key with raw hash `hash` may be in the atomic `blocks`, by
+/// `kernel`.
+#[inline(always)]
+pub(crate) fn atomic_contains(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
+    match kernel {
+        Kernel::Portable => portable_atomic_contains(blocks, hash),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `contains`.
+        Kernel::Avx2 => unsafe { avx2::atomic_contains(blocks, hash) },
+    }
+}
+
+/// Adds the key with raw hash `hash` to the atomic `blocks` by `kernel`;
+/// `true` if any of its bits was unset before.
+#[inline(always)]
+pub(crate) fn atomic_insert(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
+    match kernel {
+        Kernel::Portable => portable_atomic_insert(blocks, hash),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `contains`.
+        Kernel::Avx2 => unsafe { avx2::atomic_insert(blocks, hash) },
+    }
 }
 
 /// Whether the key with raw hash `hash` may be in `blocks`, by `kernel`.
@@ -200,22 +312,32 @@ mod tests {
         for len in [1, 2, 3, 4, 37] {
             let mut fast = vec![Block::default(); len];
             let mut portable = fast.clone();
+            // The atomic filter's kernels too, against the plain ones.
+            let atomic = |_| AtomicBlock::new(&Block::default());
+            let fast_atomic: Vec<AtomicBlock> = (0..len).map(atomic).collect();
+            let portable_atomic: Vec<AtomicBlock> = (0..len).map(atomic).collect();
+            let blocks = |table: &[AtomicBlock]| -> Vec<Block> {
+                table.iter().map(AtomicBlock::load).collect()
+            };
             for i in 0..2_000u64 {
                 let h = structured(i);
-                assert_eq!(
-                    insert(kernel, &mut fast, h),
-                    insert(Kernel::Portable, &mut portable, h)
-                );
+                let new = insert(kernel, &mut fast, h);
+                assert_eq!(new, insert(Kernel::Portable, &mut portable, h));
+                assert_eq!(new, atomic_insert(kernel, &fast_atomic, h));
+                assert_eq!(new, atomic_insert(Kernel::Portable, &portable_atomic, h));
                 assert_eq!(fast, portable, "{len} blocks, after insert {i}");
+                assert_eq!(blocks(&fast_atomic), fast, "{len} blocks, insert {i}");
+                assert_eq!(blocks(&portable_atomic), fast, "{len} blocks, insert {i}");
                 if i % 50 == 0 {
                     // Partly filled tables, where the answers vary.
                     for j in 0..200u64 {
                         let q = structured(j ^ 0xDEAD_BEEF);
-                        assert_eq!(
-                            contains(kernel, &fast, q),
-                            contains(Kernel::Portable, &portable, q),
-                            "{len} blocks, {i} inserts, query {q:#x}"
-                        );
+                        let found = contains(kernel, &fast, q);
+                        let at = format!("{len} blocks, {i} inserts, query {q:#x}");
+                        assert_eq!(found, contains(Kernel::Portable, &portable, q), "{at}");
+                        assert_eq!(found, atomic_contains(kernel, &fast_atomic, q), "{at}");
+                        let portable_found = atomic_contains(Kernel::Portable, &portable_atomic, q);
+                        assert_eq!(found, portable_found, "{at}");
                     }
                 }
             }

@@ -1,7 +1,10 @@
 //! The standard traits a user expects: thread safety, a short `Debug` and
 //! equality of whole state.
 
-use bloom::{AtomicBloomFilter, BlockedBloomFilter, BloomFilter, DefaultHashBuilder};
+use bloom::{
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    DefaultHashBuilder,
+};
 use filter_core::testing::keys;
 
 /// Compile-time: a filter can be sent to and shared between threads (for
@@ -15,6 +18,7 @@ fn filters_are_send_and_sync() {
     // threads insert is `to_bloom_filter`'s snapshot) and no `Eq`.
     fn assert_shared<T: Send + Sync + std::fmt::Debug>() {}
     assert_shared::<AtomicBloomFilter>();
+    assert_shared::<AtomicBlockedBloomFilter>();
 }
 
 #[test]
@@ -40,6 +44,7 @@ fn debug_shows_the_shape_not_the_table() {
     let mut blocked = BlockedBloomFilter::with_blocks(40_000).unwrap();
     blocked.insert("a");
     let text = format!("{blocked:?}");
+    let blocked_text = text.clone();
     assert!(text.len() < 200, "{text}");
     for field in [
         "blocks: 40000",
@@ -56,6 +61,11 @@ fn debug_shows_the_shape_not_the_table() {
     assert_eq!(
         format!("{atomic:?}"),
         classic_text.replacen("BloomFilter", "AtomicBloomFilter", 1)
+    );
+    let atomic = AtomicBlockedBloomFilter::from(blocked);
+    assert_eq!(
+        format!("{atomic:?}"),
+        blocked_text.replacen("BlockedBloomFilter", "AtomicBlockedBloomFilter", 1)
     );
 }
 
