@@ -2,7 +2,7 @@
 //! (dynamic), contains hit, contains miss, batched lookups of a member and
 //! non-member mix (`contains_batch`), batched inserts of every member
 //! (`insert_batch`, dynamic filters), inserts from two threads at once
-//! into one filter (`AtomicBloomFilter`), and remove, one by one and batched
+//! into one filter (`AtomicBloomFilter`, `AtomicBlockedBloomFilter`), and remove, one by one and batched
 //! (`remove_batch`), where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
 //! workload and the checks made before timing.
@@ -58,7 +58,16 @@ fn bloom(c: &mut Criterion) {
         |filter, key| filter.insert(&key),
         |filter, key| filter.contains(&key),
     );
-    // The alternative it replaces: a plain filter behind a lock.
+    let new = |n| bloom::AtomicBlockedBloomFilter::with_fpr(n, FPR).expect("valid parameters");
+    lookups(c, "AtomicBlockedBloomFilter", insert_all(new));
+    shared_inserts(
+        c,
+        "AtomicBlockedBloomFilter",
+        new,
+        |filter, key| filter.insert(&key),
+        |filter, key| filter.contains(&key),
+    );
+    // The alternative they replace: a plain filter behind a lock.
     let new = |n| Mutex::new(bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters"));
     shared_inserts(
         c,

@@ -11,7 +11,8 @@
 //! - before anything is timed, the filter is checked: every member must be
 //!   reported present and at most [`MAX_MISS_HITS`] of the non-members, so a
 //!   broken filter cannot post a fast number;
-//! - a filter that threads insert into at once (`bloom::AtomicBloomFilter`)
+//! - a filter that threads insert into at once (`bloom::AtomicBloomFilter`,
+//!   `bloom::AtomicBlockedBloomFilter`)
 //!   is also built by two threads sharing it ([`shared_inserts`]);
 //! - lookups and removes time a batch of [`BATCH`] queries, so the large size
 //!   is built once per benchmark, not once per iteration; each iteration takes
@@ -236,7 +237,7 @@ pub const SHARED_THREADS: [usize; 2] = [1, 2];
 /// A build of a filter that threads share: a new filter sized for every
 /// member (`new`), then the members inserted by 1 and by 2 threads at once,
 /// each thread a contiguous share, through `insert` (which takes `&F`: an
-/// `AtomicBloomFilter`, or a filter behind a lock). Timed like the
+/// atomic filter, or a filter behind a lock). Timed like the
 /// one-by-one build of [`lookups`] (thread start-up included, some tens of
 /// microseconds against milliseconds of inserts). Checked first: the
 /// filter two threads build holds every member (`contains`).
