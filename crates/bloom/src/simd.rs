@@ -139,12 +139,18 @@ pub(crate) mod avx2 {
     /// The words of an atomic block as they are now, as one vector. Four
     /// relaxed loads (plain `mov`s): one vector load of words that other
     /// threads write atomically would be a data race to the compiler.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2. (An `unsafe fn` although it does nothing
+    /// else unsafe: safe functions with `target_feature` need Rust 1.86,
+    /// the workspace supports 1.85.)
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn load_atomic(block: &AtomicBlock) -> __m256i {
+    unsafe fn load_atomic(block: &AtomicBlock) -> __m256i {
         // The intrinsic takes i64; these are bit-for-bit reinterpretations.
         let word = |j: usize| i64::from_ne_bytes(block.0[j].load(Ordering::Relaxed).to_ne_bytes());
-        // SAFETY: a register-only intrinsic, in an AVX2 function.
+        // SAFETY: a register-only intrinsic; the caller guarantees AVX2.
         unsafe { _mm256_setr_epi64x(word(0), word(1), word(2), word(3)) }
     }
 
