@@ -20,7 +20,7 @@
 //!
 //! What they reach: `bloom`'s unchecked classic reads and writes, under
 //! all three probe sequences, plain and atomic (from two threads), and its
-//! AVX2 block probe; `counting-bloom`'s
+//! AVX2 block probes, plain and atomic (from two threads); `counting-bloom`'s
 //! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
 //! kernels; `cuckoo`'s unaligned bucket windows at every fingerprint width,
 //! with and without the offset table, through evictions, the victim slot
@@ -32,7 +32,7 @@
 
 use std::collections::HashSet;
 
-use bloom::{AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
+use bloom::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
 use cuckoo::{CuckooFilter, Error};
 use filter_core::batch::PREFETCH_MIN_BYTES;
@@ -100,6 +100,23 @@ fn bloom_filters() {
                 .all(|hit| hit)
         );
         assert_eq!(BlockedBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+        // The atomic blocked filter's unchecked block access and its AVX2
+        // kernels, inserting from two threads: the same bits again.
+        let shared = AtomicBlockedBloomFilter::with_blocks(blocks).unwrap();
+        let (first, second) = members.split_at(members.len() / 2);
+        std::thread::scope(|s| {
+            for part in [first, second] {
+                let shared = &shared;
+                s.spawn(move || part.iter().for_each(|&h| shared.insert_hash(h)));
+            }
+        });
+        assert!(
+            members.iter().all(|&h| shared.contains_hash(h)),
+            "{blocks} blocks"
+        );
+        // Repeats find their bits set and write nothing.
+        assert!(members.iter().all(|&h| !shared.insert_unique_hash(h)));
+        assert_eq!(BlockedBloomFilter::from(shared), f);
     }
 }
 
