@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::row::{Row, count, pct};
+use super::subject::SHARED_THREADS;
 
 /// Each of our rows with the peer row of the same family, size and target
 /// (a fixed-rate peer pairs with every target).
@@ -186,6 +187,34 @@ pub(crate) fn section(rows: &[Row]) -> String {
         );
     }
 
+    // Threads inserting into one filter, where the filters have an atomic
+    // twin.
+    let shared: Vec<String> = ours_at(large)
+        .filter(at_target)
+        .filter_map(|r| {
+            let shared = r.timing.build_shared_ns?;
+            Some(format!(
+                "{} {:.1} → {:.1} ns",
+                describe(r),
+                r.timing.build_ns,
+                shared
+            ))
+        })
+        .collect();
+    if !shared.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Threads inserting into one filter (a crawler's workers), {} keys{tag}:** \
+             `AtomicBloomFilter` and `AtomicBlockedBloomFilter` take inserts through `&self`, \
+             with atomic bit sets and no lock, and are the same filters bit for bit; an \
+             atomic insert costs several times a plain one, which pays where threads would \
+             otherwise take turns at a lock. Build by one thread → by {SHARED_THREADS} \
+             threads at once into the atomic twin, per key: {}.",
+            count(large),
+            shared.join("; ")
+        );
+    }
+
     // Deletes.
     let removable: Vec<&Row> = ours_at(large)
         .filter(|r| r.entry.remove)
@@ -312,6 +341,7 @@ pub(crate) mod tests {
             miss_ns: 4.0,
             mixed_ns: 4.0,
             build_batched_ns: None,
+            build_shared_ns: None,
             batched_ns: None,
             remove_ns: None,
             remove_batched_ns: None,
@@ -328,6 +358,7 @@ pub(crate) mod tests {
                 remove: false,
                 batch: false,
                 batch_insert: false,
+                shared_insert: false,
                 batch_remove: false,
                 sized: false,
                 deterministic: true,
@@ -410,6 +441,22 @@ pub(crate) mod tests {
         let text = section(&[row]);
         assert!(!text.contains("batched)"), "{text}");
         assert!(!text.contains("`remove_batch`"), "{text}");
+    }
+
+    #[test]
+    fn the_advice_quotes_shared_builds_where_measured() {
+        let mut row = static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900);
+        assert!(!section(std::slice::from_ref(&row)).contains("Threads inserting"));
+        row.timing.build_shared_ns = Some(12.5);
+        let text = section(&[row]);
+        let line = text
+            .lines()
+            .find(|l| l.contains("Threads inserting into one filter"))
+            .unwrap_or_else(|| panic!("no shared-build line in {text}"));
+        assert!(
+            line.contains("**BinaryFuse8** (xor-filter) 20.0 → 12.5 ns"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
             ("build batched", RGBColor(152, 223, 138), |r| {
                 r.timing.build_batched_ns
             }),
+            ("build, 2 threads", RGBColor(188, 189, 34), |r| {
+                r.timing.build_shared_ns
+            }),
             ("remove", RGBColor(148, 103, 189), |r| r.timing.remove_ns),
             ("remove batched", RGBColor(197, 176, 213), |r| {
                 r.timing.remove_batched_ns

@@ -32,6 +32,7 @@ pub(crate) struct Entry {
     pub(crate) remove: bool,
     pub(crate) batch: bool,
     pub(crate) batch_insert: bool,
+    pub(crate) shared_insert: bool,
     pub(crate) batch_remove: bool,
     pub(crate) sized: bool,
     pub(crate) deterministic: bool,
@@ -53,6 +54,7 @@ pub(crate) fn entry<S: Subject>() -> Entry {
         remove: S::REMOVE,
         batch: S::BATCH,
         batch_insert: S::BATCH_INSERT,
+        shared_insert: S::SHARED_INSERT,
         batch_remove: S::BATCH_REMOVE,
         sized: S::SIZED,
         deterministic: S::DETERMINISTIC,
@@ -85,6 +87,10 @@ pub(crate) struct Timing {
     /// The build through the filter's batched insert, for filters that
     /// have one.
     pub(crate) build_batched_ns: Option<f64>,
+    /// The build by [`SHARED_THREADS`](super::subject::SHARED_THREADS)
+    /// threads inserting at once into the filter's atomic twin, for filters
+    /// that have one.
+    pub(crate) build_shared_ns: Option<f64>,
     pub(crate) hit_ns: f64,
     /// The memory floor of a hit: as many cache lines read from a table of
     /// the same size, with nothing else (see [`MemoryFloor`]).
@@ -108,6 +114,7 @@ pub(crate) struct Sample {
     pub(crate) accuracy: Accuracy,
     build_ns: f64,
     build_batched_ns: f64,
+    build_shared_ns: f64,
     hit_batches: Vec<f64>,
     floor_batches: Vec<f64>,
     miss_batches: Vec<f64>,
@@ -187,6 +194,24 @@ fn build_batch<S: Subject>(keys: &[u64], target: Target) -> Result<S> {
     S::build_batch(black_box(keys), target)
 }
 
+#[inline(never)]
+fn build_shared<S: Subject>(keys: &[u64], target: Target) -> Result<S> {
+    S::build_shared(black_box(keys), target)
+}
+
+/// How many of the mixed queries `twin`, a second build of the row's
+/// filter, reports present: through the batched lookup where there is one
+/// (checked against one-by-one lookups on the row's own filter): at 10M
+/// keys it is up to 4 times faster, which keeps the check to a few seconds
+/// of the full run.
+fn twin_hits<S: Subject>(twin: &S, workload: &Workload) -> usize {
+    if S::BATCH {
+        count_batch(twin, &workload.mixed)
+    } else {
+        count_hits(twin, &workload.mixed)
+    }
+}
+
 /// Builds `S` from the workload's members and measures it.
 pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<Sample> {
     let (members, queries) = (&workload.members, &workload.non_members);
@@ -202,16 +227,16 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         let start = Instant::now();
         let twin: S = build_batch(members, target)?;
         let time = start.elapsed();
-        // Through the batched lookup where there is one (checked below
-        // against one-by-one lookups on the other filter): at 10M keys it
-        // is up to 4 times faster, which keeps the check to a few seconds
-        // of the full run.
-        let hits = if S::BATCH {
-            count_batch(&twin, &workload.mixed)
-        } else {
-            count_hits(&twin, &workload.mixed)
-        };
-        batched_build = Some((time, hits));
+        batched_build = Some((time, twin_hits(&twin, workload)));
+    }
+    // The shared build likewise (threads setting the same bits in any
+    // order leave the same filter).
+    let mut shared_build = None;
+    if S::SHARED_INSERT {
+        let start = Instant::now();
+        let twin: S = build_shared(members, target)?;
+        let time = start.elapsed();
+        shared_build = Some((time, twin_hits(&twin, workload)));
     }
 
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
@@ -249,14 +274,16 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     // The batched build must answer as the one-by-one build does: the
     // same count of the mixed queries (members and non-members), so a
     // batched insert that drops or misplaces keys fails the run.
-    if let Some((_, twin_hits)) = batched_build {
-        if twin_hits != mixed_hits {
-            return Err(format!(
-                "{}: the filter built by batched inserts found {twin_hits} of the mixed queries, \
-                 the one built one by one {mixed_hits}",
-                S::NAME
-            )
-            .into());
+    for (how, twin) in [("batched", batched_build), ("shared", shared_build)] {
+        if let Some((_, twin_hits)) = twin {
+            if twin_hits != mixed_hits {
+                return Err(format!(
+                    "{}: the filter built by {how} inserts found {twin_hits} of the mixed \
+                     queries, the one built one by one {mixed_hits}",
+                    S::NAME
+                )
+                .into());
+            }
         }
     }
 
@@ -300,6 +327,7 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         accuracy,
         build_ns: per_key(build_time, members.len()),
         build_batched_ns: batched_build.map_or(f64::NAN, |(t, _)| per_key(t, members.len())),
+        build_shared_ns: shared_build.map_or(f64::NAN, |(t, _)| per_key(t, members.len())),
         hit_batches,
         floor_batches,
         miss_batches,
@@ -356,6 +384,8 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
 /// The timing of `samples` pooled: the lower quartile of their batches and
 /// the fastest build.
 fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
+    let fastest =
+        |build: fn(&Sample) -> f64| samples.iter().map(build).fold(f64::INFINITY, f64::min);
     let pool = |batches: fn(&Sample) -> &Vec<f64>| -> f64 {
         let mut all: Vec<f64> = samples
             .iter()
@@ -364,16 +394,9 @@ fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
         quantile(&mut all, BATCH_QUANTILE)
     };
     Timing {
-        build_ns: samples
-            .iter()
-            .map(|s| s.build_ns)
-            .fold(f64::INFINITY, f64::min),
-        build_batched_ns: entry.batch_insert.then(|| {
-            samples
-                .iter()
-                .map(|s| s.build_batched_ns)
-                .fold(f64::INFINITY, f64::min)
-        }),
+        build_ns: fastest(|s| s.build_ns),
+        build_batched_ns: entry.batch_insert.then(|| fastest(|s| s.build_batched_ns)),
+        build_shared_ns: entry.shared_insert.then(|| fastest(|s| s.build_shared_ns)),
         hit_ns: pool(|s| &s.hit_batches),
         floor_ns: pool(|s| &s.floor_batches),
         miss_ns: pool(|s| &s.miss_batches),
@@ -460,6 +483,60 @@ mod tests {
         let (accuracy, _, _) = fold(&entry, &[clean, faulty]).unwrap();
         assert_eq!(accuracy.false_negatives, 1_000);
         assert_eq!(accuracy.failed_removes, Some(2_000));
+    }
+
+    /// An exact set whose shared build (threads inserting at once) loses
+    /// the first key: the harness must refuse the row.
+    struct LossyShared(HashSet<u64>);
+
+    impl Subject for LossyShared {
+        const NAME: &'static str = "LossyShared";
+        const CRATE: &'static str = "test";
+        const FAMILY: Family = Family::Bloom;
+        const PEER: bool = false;
+        const HASHER: &'static str = "none";
+        const DYNAMIC: bool = true;
+        const REMOVE: bool = false;
+        const SIZED: bool = false;
+
+        fn build(keys: &[u64], _: Target) -> Result<Self> {
+            Ok(LossyShared(keys.iter().copied().collect()))
+        }
+        const SHARED_INSERT: bool = true;
+        fn build_shared(keys: &[u64], _: Target) -> Result<Self> {
+            let set = crate::compare::subject::shared_build(
+                std::sync::Mutex::new(HashSet::new()),
+                &keys[1..],
+                |set, k| {
+                    set.lock().map(|mut s| s.insert(k)).ok();
+                },
+            );
+            Ok(LossyShared(set.into_inner().map_err(|e| e.to_string())?))
+        }
+        fn contains(&self, key: u64) -> bool {
+            self.0.contains(&key)
+        }
+        fn memory_bytes(&self) -> usize {
+            self.0.len() * 8
+        }
+        fn lines_per_hit(&self) -> usize {
+            1
+        }
+        fn params(&self) -> String {
+            String::new()
+        }
+        fn expected_fpr(&self, _: usize) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn a_shared_build_that_answers_differently_fails_the_row() {
+        // The mixed queries hold the first half of the members, so the
+        // first member, which the shared build drops, is among them.
+        let workload = Workload::new(5, 1_000);
+        let err = sample::<LossyShared>(&workload, Target::Fixed).unwrap_err();
+        assert!(err.to_string().contains("shared inserts"), "{err}");
     }
 
     #[test]

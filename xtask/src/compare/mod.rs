@@ -4,8 +4,9 @@
 //! For each size, every row (a filter at one target rate) is built, queried
 //! with all members and with at least a million non-members, and, where the
 //! filter supports it, emptied by removes (and, where it has batched
-//! inserts or removes, built and emptied again through those, timed as columns
-//! of their own). Rows are measured round-robin, one
+//! inserts or removes, built and emptied again through those, and where it
+//! has an atomic twin, built again by two threads inserting at once, each
+//! timed as a column of its own). Rows are measured round-robin, one
 //! repetition of every row before the next repetition of any, so a noisy
 //! neighbour slows all rows alike; the report gives the lower quartile of the
 //! timed batches (see `measure`), and beside each ratio against a peer the

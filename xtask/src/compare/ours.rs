@@ -8,7 +8,7 @@ use filter_core::sizing::{BlockLayout, blocked_bloom_fpr, bloom_fpr};
 
 use super::Result;
 use super::measure::{Entry, entry};
-use super::subject::{Family, Subject, Target, build_error};
+use super::subject::{Family, Subject, Target, build_error, shared_build};
 use super::workload::Cheap64;
 
 /// Every one of our filters, in report order.
@@ -62,6 +62,16 @@ impl Subject for Bloom {
             bloom::BloomFilter::with_fpr_and_hasher(keys.len(), rate(target)?, Cheap64::default())?;
         f.insert_batch(keys);
         Ok(Bloom(f))
+    }
+    const SHARED_INSERT: bool = true;
+    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
+        let f = bloom::AtomicBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        let f = shared_build(f, keys, |f, k| f.insert(&k));
+        Ok(Bloom(f.into()))
     }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {
@@ -122,6 +132,16 @@ impl Subject for Blocked {
         )?;
         f.insert_batch(keys);
         Ok(Blocked(f))
+    }
+    const SHARED_INSERT: bool = true;
+    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
+        let f = bloom::AtomicBlockedBloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?;
+        let f = shared_build(f, keys, |f, k| f.insert(&k));
+        Ok(Blocked(f.into()))
     }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {

@@ -292,7 +292,10 @@ fn markdown(
          all keys for static ones), fastest of the repetitions; build batched is the same \
          through `insert_batch`, which requests each key's memory 32 keys ahead (our \
          dynamic filters only; a dash elsewhere), and must answer the mixed queries as the \
-         one-by-one build does. Lookups query every member \
+         one-by-one build does; build, 2 threads is the same again by two threads inserting \
+         half of the keys each, at once, into the filter's atomic twin (`AtomicBloomFilter`, \
+         `AtomicBlockedBloomFilter`: our Bloom filters only), wall-clock time, thread start \
+         included, divided by n. Lookups query every member \
          (hit), every non-member (miss), and a mix of half members and half non-members in \
          a seeded random order (mixed), in a loop; batched looks the mixed queries up again \
          through the filter's `contains_batch`, which requests each query's memory 32 \
@@ -313,23 +316,24 @@ fn markdown(
     for &n in &options.sizes {
         let _ = writeln!(
             s,
-            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | build batched | lookup hit | lookup miss | lookup mixed | batched | remove | remove batched |",
+            "### {} keys\n\n| filter | crate | FPR target | kind | build/insert | build batched | build, 2 threads | lookup hit | lookup miss | lookup mixed | batched | remove | remove batched |",
             count(n)
         );
         let _ = writeln!(
             s,
-            "| --- | --- | --: | --- | --: | --: | --: | --: | --: | --: | --: | --: |"
+            "| --- | --- | --: | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |"
         );
         for r in rows.iter().filter(|r| r.n == n) {
             let (name, krate) = who(r);
             let t = &r.timing;
             let _ = writeln!(
                 s,
-                "| {name} | {krate} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {krate} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(r.target_fpr().map(pct)),
                 if r.entry.dynamic { "dynamic" } else { "static" },
                 ns(t.build_ns),
                 t.build_batched_ns.map_or_else(|| "–".into(), ns),
+                t.build_shared_ns.map_or_else(|| "–".into(), ns),
                 ns(t.hit_ns),
                 ns(t.miss_ns),
                 ns(t.mixed_ns),
@@ -372,7 +376,8 @@ fn markdown(
 const CSV_HEADER: &str = "n,filter,crate,peer,hasher,kind,remove,params,target_fpr,expected_fpr,\
 measured_fpr,false_positives,queries,bits_per_key,lower_bound_bits_per_key,overhead_pct,retries,\
 false_negatives,failed_removes,build_ns_per_key,lookup_hit_ns,lookup_miss_ns,lookup_mixed_ns,remove_ns,\
-lookup_mixed_batched_ns,build_batched_ns_per_key,remove_batched_ns,lines_per_hit,lookup_hit_floor_ns";
+lookup_mixed_batched_ns,build_batched_ns_per_key,remove_batched_ns,lines_per_hit,lookup_hit_floor_ns,\
+build_shared_ns_per_key";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -420,6 +425,8 @@ fn csv_text(rows: &[Row]) -> String {
                 .map_or_else(String::new, |v| format!("{v:.3}")),
             a.lines_per_hit.to_string(),
             format!("{:.3}", t.floor_ns),
+            t.build_shared_ns
+                .map_or_else(String::new, |v| format!("{v:.3}")),
         ];
         let _ = writeln!(s, "{}", fields.join(","));
     }
@@ -457,6 +464,7 @@ mod tests {
             miss_ns: 1.0,
             mixed_ns: 1.0,
             build_batched_ns: None,
+            build_shared_ns: None,
             batched_ns: None,
             remove_ns: None,
             remove_batched_ns: None,
@@ -473,6 +481,7 @@ mod tests {
                 remove: false,
                 batch: false,
                 batch_insert: false,
+                shared_insert: false,
                 batch_remove: false,
                 sized: false,
                 deterministic: true,

@@ -67,6 +67,17 @@ pub(crate) trait Subject: Sized {
     fn build_batch(_keys: &[u64], _target: Target) -> Result<Self> {
         Err(format!("{}: no batched insert", Self::NAME).into())
     }
+    /// Has an atomic twin that threads insert into at once, through
+    /// `&self` (`bloom`'s `AtomicBloomFilter` and `AtomicBlockedBloomFilter`):
+    /// [`Self::build_shared`] is timed as a build of its own.
+    const SHARED_INSERT: bool = false;
+    /// Builds the filter holding all `keys` by [`SHARED_THREADS`] threads
+    /// inserting a contiguous share each into its atomic twin at once (see
+    /// [`shared_build`]), then converted back; only called when
+    /// [`Self::SHARED_INSERT`].
+    fn build_shared(_keys: &[u64], _target: Target) -> Result<Self> {
+        Err(format!("{}: no atomic twin", Self::NAME).into())
+    }
     /// Membership query.
     fn contains(&self, key: u64) -> bool;
     /// Has a batched lookup (`contains_batch`, ours only): timed on the
@@ -105,6 +116,23 @@ pub(crate) trait Subject: Sized {
     fn retries(&self) -> Option<u32> {
         None
     }
+}
+
+/// Threads that insert into one filter at once in the shared build: as many
+/// as the 2-core machines this report is usually made on have cores.
+pub(crate) const SHARED_THREADS: usize = 2;
+
+/// `filter` holding all `keys`, inserted by [`SHARED_THREADS`] scoped
+/// threads at once through `insert` (which takes `&F`), each thread a
+/// contiguous share of the keys.
+pub(crate) fn shared_build<F: Sync>(filter: F, keys: &[u64], insert: impl Fn(&F, u64) + Sync) -> F {
+    std::thread::scope(|s| {
+        for share in keys.chunks(keys.len().div_ceil(SHARED_THREADS).max(1)) {
+            let (filter, insert) = (&filter, &insert);
+            s.spawn(move || share.iter().for_each(|&k| insert(filter, k)));
+        }
+    });
+    filter
 }
 
 /// Fails the build with a message naming the filter.
