@@ -11,7 +11,7 @@ use xorf::Filter as _;
 
 use super::Result;
 use super::measure::{Entry, entry};
-use super::subject::{Family, Subject, Target, build_error};
+use super::subject::{Family, Subject, Target, build_error, shared_build};
 use super::workload::Cheap64;
 
 /// Every peer row, in report order.
@@ -63,6 +63,21 @@ impl Subject for FastBloom {
             f.insert(k);
         }
         Ok(FastBloom(f))
+    }
+    const SHARED_INSERT: bool = true;
+    /// Through fastbloom's own `AtomicBloomFilter`, rebuilt into a
+    /// `BloomFilter` from its bits (fastbloom has no conversion).
+    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
+        let f = fastbloom::AtomicBloomFilter::with_false_pos(rate(target)?)
+            .hasher(Cheap64::default())
+            .expected_items(keys.len());
+        let f = shared_build(f, keys, |f, k| {
+            f.insert(&k);
+        });
+        let bits = fastbloom::BloomFilter::from_vec(f.iter().collect())
+            .hasher(Cheap64::default())
+            .hashes(f.num_hashes());
+        Ok(FastBloom(bits))
     }
     #[inline(always)]
     fn contains(&self, key: u64) -> bool {

@@ -197,17 +197,17 @@ fn markdown(
     );
     let _ = writeln!(
         s,
-        "| n | filter | target | peer | bits/key | build | lookup hit | lookup miss | lookup mixed | remove |"
+        "| n | filter | target | peer | bits/key | build | build, 2 threads | lookup hit | lookup miss | lookup mixed | remove |"
     );
     let _ = writeln!(
         s,
-        "| --: | --- | --: | --- | --: | --: | --: | --: | --: | --: |"
+        "| --: | --- | --: | --- | --: | --: | --: | --: | --: | --: | --: |"
     );
     for (ours, peer) in advice::peer_pairs(rows) {
         let ratio = |a: f64, b: f64| format!("{:.2}", a / b);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} |",
             count(ours.n),
             ours.entry.name,
             opt(ours.target_fpr().map(pct)),
@@ -215,6 +215,7 @@ fn markdown(
             peer.entry.krate,
             ratio(ours.bits_per_key(), peer.bits_per_key()),
             timing_ratio(ours, peer, |t| Some(t.build_ns)),
+            timing_ratio(ours, peer, |t| t.build_shared_ns),
             timing_ratio(ours, peer, |t| Some(t.hit_ns)),
             timing_ratio(ours, peer, |t| Some(t.miss_ns)),
             timing_ratio(ours, peer, |t| Some(t.mixed_ns)),
@@ -294,8 +295,8 @@ fn markdown(
          dynamic filters only; a dash elsewhere), and must answer the mixed queries as the \
          one-by-one build does; build, 2 threads is the same again by two threads inserting \
          half of the keys each, at once, into the filter's atomic twin (`AtomicBloomFilter`, \
-         `AtomicBlockedBloomFilter`: our Bloom filters only), wall-clock time, thread start \
-         included, divided by n. Lookups query every member \
+         `AtomicBlockedBloomFilter`; fastbloom's `AtomicBloomFilter` for its row), wall-clock \
+         time, thread start included, divided by n. Lookups query every member \
          (hit), every non-member (miss), and a mix of half members and half non-members in \
          a seeded random order (mixed), in a loop; batched looks the mixed queries up again \
          through the filter's `contains_batch`, which requests each query's memory 32 \
