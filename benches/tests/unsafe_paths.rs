@@ -45,6 +45,17 @@ fn hashes(seed: u64, n: usize) -> Vec<u64> {
         .collect()
 }
 
+/// Inserts `hashes` into `filter` from two threads at once, half each.
+fn insert_from_two_threads<F: Sync>(filter: &F, hashes: &[u64], insert: impl Fn(&F, u64) + Sync) {
+    let (first, second) = hashes.split_at(hashes.len() / 2);
+    std::thread::scope(|s| {
+        for part in [first, second] {
+            let insert = &insert;
+            s.spawn(move || part.iter().for_each(|&h| insert(filter, h)));
+        }
+    });
+}
+
 #[test]
 fn bloom_filters() {
     // Tables under 2^(1 + ⌊3k/4⌋) bits probe hashed, others under 64 · 2^k
@@ -71,13 +82,7 @@ fn bloom_filters() {
         // The atomic filter's unchecked word access, inserting from two
         // threads: the same bits as the plain filter.
         let shared = AtomicBloomFilter::with_bits(bits, k).unwrap();
-        let (first, second) = members.split_at(members.len() / 2);
-        std::thread::scope(|s| {
-            for part in [first, second] {
-                let shared = &shared;
-                s.spawn(move || part.iter().for_each(|&h| shared.insert_hash(h)));
-            }
-        });
+        insert_from_two_threads(&shared, &members, AtomicBloomFilter::insert_hash);
         assert!(
             members.iter().all(|&h| shared.contains_hash(h)),
             "{bits} bits"
@@ -103,13 +108,7 @@ fn bloom_filters() {
         // The atomic blocked filter's unchecked block access and its AVX2
         // kernels, inserting from two threads: the same bits again.
         let shared = AtomicBlockedBloomFilter::with_blocks(blocks).unwrap();
-        let (first, second) = members.split_at(members.len() / 2);
-        std::thread::scope(|s| {
-            for part in [first, second] {
-                let shared = &shared;
-                s.spawn(move || part.iter().for_each(|&h| shared.insert_hash(h)));
-            }
-        });
+        insert_from_two_threads(&shared, &members, AtomicBlockedBloomFilter::insert_hash);
         assert!(
             members.iter().all(|&h| shared.contains_hash(h)),
             "{blocks} blocks"

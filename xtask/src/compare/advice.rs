@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::measure::Timing;
 use super::row::{Row, count, pct};
 use super::subject::SHARED_THREADS;
 
@@ -28,6 +29,20 @@ fn describe(r: &Row) -> String {
         r.entry.krate,
         if r.entry.peer { ", peer" } else { "" }
     )
+}
+
+/// "**Filter** (crate) a → b ns" for each of `rows` whose timing has an
+/// `after` (a batched or shared variant), `a` its `before`.
+fn before_after<'a>(
+    rows: impl Iterator<Item = &'a Row>,
+    before: impl Fn(&Row) -> f64,
+    after: impl Fn(&Timing) -> Option<f64>,
+) -> Vec<String> {
+    rows.filter_map(|r| {
+        let after = after(&r.timing)?;
+        Some(format!("{} {:.1} → {after:.1} ns", describe(r), before(r)))
+    })
+    .collect()
 }
 
 fn min_by<'a>(rows: impl Iterator<Item = &'a Row>, key: impl Fn(&Row) -> f64) -> Option<&'a Row> {
@@ -140,18 +155,9 @@ pub(crate) fn section(rows: &[Row]) -> String {
     let tag = target.map_or(String::new(), |p| format!(" at {}", pct(p)));
 
     // Batched lookups, where the filters have them.
-    let batched: Vec<String> = ours_at(large)
-        .filter(at_target)
-        .filter_map(|r| {
-            let batched = r.timing.batched_ns?;
-            Some(format!(
-                "{} {:.1} → {:.1} ns",
-                describe(r),
-                r.lookup_ns(),
-                batched
-            ))
-        })
-        .collect();
+    let batched = before_after(ours_at(large).filter(at_target), Row::lookup_ns, |t| {
+        t.batched_ns
+    });
     if !batched.is_empty() {
         let _ = writeln!(
             s,
@@ -164,18 +170,11 @@ pub(crate) fn section(rows: &[Row]) -> String {
     }
 
     // Batched inserts, where the filters have them.
-    let loaded: Vec<String> = ours_at(large)
-        .filter(at_target)
-        .filter_map(|r| {
-            let batched = r.timing.build_batched_ns?;
-            Some(format!(
-                "{} {:.1} → {:.1} ns",
-                describe(r),
-                r.timing.build_ns,
-                batched
-            ))
-        })
-        .collect();
+    let loaded = before_after(
+        ours_at(large).filter(at_target),
+        |r| r.timing.build_ns,
+        |t| t.build_batched_ns,
+    );
     if !loaded.is_empty() {
         let _ = writeln!(
             s,
@@ -189,18 +188,11 @@ pub(crate) fn section(rows: &[Row]) -> String {
 
     // Threads inserting into one filter, where the filters have an atomic
     // twin.
-    let shared: Vec<String> = ours_at(large)
-        .filter(at_target)
-        .filter_map(|r| {
-            let shared = r.timing.build_shared_ns?;
-            Some(format!(
-                "{} {:.1} → {:.1} ns",
-                describe(r),
-                r.timing.build_ns,
-                shared
-            ))
-        })
-        .collect();
+    let shared = before_after(
+        ours_at(large).filter(at_target),
+        |r| r.timing.build_ns,
+        |t| t.build_shared_ns,
+    );
     if !shared.is_empty() {
         let _ = writeln!(
             s,
