@@ -79,9 +79,9 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 /// synchronization that says "before", and each bit, once set, stays set.
 ///
 /// **What it costs.** A key's eight bits live in one block of four 64-bit
-/// words (eight 32-bit ones on 32-bit targets), so an insert is four
-/// atomic ORs on one cache line, where [`AtomicBloomFilter`]'s is k of
-/// them on k lines. An insert first reads the block and skips the ORs when
+/// words (eight 32-bit ones on 32-bit targets), so an insert is one atomic
+/// OR per word, all on one cache line, where [`AtomicBloomFilter`]'s is k
+/// of them on k lines. An insert first reads the block and skips the ORs when
 /// every bit of the key is already set, so inserting a key already present
 /// (a crawler meeting a known address again) writes nothing, and leaves
 /// the line shared among the cores that read it. A lookup reads the
