@@ -159,9 +159,9 @@
 //! # Crate features
 //!
 //! None. The crate depends on `filter-core` and `fixedbitset` only. Its
-//! `unsafe` code is the AVX2 block probe, behind a runtime CPU check, and
-//! the classic filters' unchecked word reads and writes (plain and atomic);
-//! each states why it is sound.
+//! `unsafe` code is the AVX2 block probes (plain and atomic), behind a
+//! runtime CPU check, and the classic filters' unchecked word reads and
+//! writes (plain and atomic); each states why it is sound.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]

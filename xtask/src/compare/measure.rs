@@ -271,9 +271,10 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
         }
         batched_batches = batches;
     }
-    // The batched build must answer as the one-by-one build does: the
-    // same count of the mixed queries (members and non-members), so a
-    // batched insert that drops or misplaces keys fails the run.
+    // The batched and shared builds must answer as the one-by-one build
+    // does: the same count of the mixed queries (members and non-members),
+    // so a batched or threaded insert that drops or misplaces keys fails
+    // the run.
     for (how, twin) in [("batched", batched_build), ("shared", shared_build)] {
         if let Some((_, twin_hits)) = twin {
             if twin_hits != mixed_hits {

@@ -296,7 +296,8 @@ fn markdown(
          one-by-one build does; build, 2 threads is the same again by two threads inserting \
          half of the keys each, at once, into the filter's atomic twin (`AtomicBloomFilter`, \
          `AtomicBlockedBloomFilter`; fastbloom's `AtomicBloomFilter` for its row), wall-clock \
-         time, thread start included, divided by n. Lookups query every member \
+         time divided by n, with the threads' start and the copy of the table back into \
+         the plain type included (a pass over the table, small beside n inserts). Lookups query every member \
          (hit), every non-member (miss), and a mix of half members and half non-members in \
          a seeded random order (mixed), in a loop; batched looks the mixed queries up again \
          through the filter's `contains_batch`, which requests each query's memory 32 \
