@@ -212,6 +212,19 @@ fn twin_hits<S: Subject>(twin: &S, workload: &Workload) -> usize {
     }
 }
 
+/// A second build of the row's filter by `build`: how long it took, and
+/// how many of the mixed queries it reports present ([`twin_hits`]). The
+/// twin is dropped before this returns.
+fn timed_twin<S: Subject>(
+    workload: &Workload,
+    build: impl FnOnce() -> Result<S>,
+) -> Result<(Duration, usize)> {
+    let start = Instant::now();
+    let twin = build()?;
+    let time = start.elapsed();
+    Ok((time, twin_hits(&twin, workload)))
+}
+
 /// Builds `S` from the workload's members and measures it.
 pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<Sample> {
     let (members, queries) = (&workload.members, &workload.non_members);
@@ -222,22 +235,18 @@ pub(crate) fn sample<S: Subject>(workload: &Workload, target: Target) -> Result<
     // The batched build, timed like the one-by-one build and checked
     // against it on the mixed queries, then dropped so that the lookups
     // below run with one table in memory, as without it.
-    let mut batched_build = None;
-    if S::BATCH_INSERT {
-        let start = Instant::now();
-        let twin: S = build_batch(members, target)?;
-        let time = start.elapsed();
-        batched_build = Some((time, twin_hits(&twin, workload)));
-    }
+    let batched_build = if S::BATCH_INSERT {
+        Some(timed_twin(workload, || build_batch::<S>(members, target))?)
+    } else {
+        None
+    };
     // The shared build likewise (threads setting the same bits in any
     // order leave the same filter).
-    let mut shared_build = None;
-    if S::SHARED_INSERT {
-        let start = Instant::now();
-        let twin: S = build_shared(members, target)?;
-        let time = start.elapsed();
-        shared_build = Some((time, twin_hits(&twin, workload)));
-    }
+    let shared_build = if S::SHARED_INSERT {
+        Some(timed_twin(workload, || build_shared::<S>(members, target))?)
+    } else {
+        None
+    };
 
     let (hits, hit_batches) = batched(members, |keys| count_hits(&filter, keys));
     // The floor right after the hits, so both see the same neighbours; its
