@@ -153,7 +153,7 @@
 //!   memory is slowed by every instruction it holds: at 1M keys its lookups
 //!   took 1.35–1.40× the classic filter's, and take 1.12–1.18× with the
 //!   gathers at p = 1 %, 1.03–1.07× at 0.1 % (across runs; the README has
-//!   the committed one's); at 10M keys and 1 % they went
+//!   one full run's); at 10M keys and 1 % they went
 //!   from 121 to 65 ns (see `filter_simd.rs`). Without AVX2, tables up
 //!   to 16 MiB are probed without branches (all loads overlap, no
 //!   mispredicted early exit) and larger ones exit at the first zero

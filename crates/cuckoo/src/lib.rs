@@ -130,7 +130,7 @@
 //!   memory leaves the integer scheduler free (the same test in general
 //!   registers is about 15 % slower). A lookup is 52 instructions at
 //!   `f = 10` (63 at odd widths); absent-key lookups at 1,000,000 keys take
-//!   about 0.93× the `cuckoofilter` crate's time, though its table is
+//!   0.80–0.93× the `cuckoofilter` crate's time, though its table is
 //!   smaller (8-bit fingerprints) and its lookup does not mix. An insert
 //!   into a bucket with room is one load and one store of the window as
 //!   read, the fingerprint OR-ed into its empty lane. These unchecked
