@@ -5,7 +5,9 @@
 //! or `Err`, never panic or allocate from an unchecked length; a value it
 //! accepts must answer every call, reload from its own `to_bytes`, keep
 //! every key inserted into it afterwards, and (for the filters that delete)
-//! change nothing when asked to remove a key it reports absent.
+//! change nothing when asked to remove a key it reports absent. The atomic
+//! Bloom filters must also accept exactly the bytes their plain twins
+//! accept, and answer as they do.
 #![no_main]
 use filters_fuzz::check_remove_absent;
 use libfuzzer_sys::fuzz_target;
@@ -61,6 +63,40 @@ macro_rules! bloomlike {
             let _ = f.union(&c);
             let _ = f.intersect(&c);
             let _ = c.to_bytes();
+        }
+    }};
+}
+
+/// The atomic Bloom filters read the bytes of their plain twins: they must
+/// accept exactly what the twin accepts, as the same filter, and then keep
+/// what is inserted through `&self`.
+macro_rules! atomiclike {
+    ($t:ty, $plain:ty, $b:expr) => {{
+        let atomic = <$t>::from_bytes($b);
+        let plain = <$plain>::from_bytes($b);
+        assert_eq!(atomic.is_ok(), plain.is_ok(), "the twins disagree on the bytes");
+        if let (Ok(mut f), Ok(plain)) = (atomic, plain) {
+            for &h in &PROBES {
+                assert_eq!(f.contains_hash(h), plain.contains_hash(h));
+            }
+            let _ = f.memory_bytes();
+            let _ = format!("{:?}", f);
+            assert!(f.to_bytes() == plain.to_bytes(), "the twins' bytes differ");
+            for &h in &PROBES {
+                f.insert_hash(h);
+                let _ = f.insert_unique_hash(h);
+            }
+            f.insert(&3u32);
+            for &h in &PROBES {
+                assert!(f.contains_hash(h), "false negative after insert_hash {h}");
+            }
+            assert!(f.contains(&3u32));
+            let g = <$t>::from_bytes(&f.to_bytes()).expect("to_bytes after inserts must reload");
+            for &h in &PROBES {
+                assert!(g.contains_hash(h));
+            }
+            f.clear();
+            let _ = f.to_bytes();
         }
     }};
 }
@@ -207,6 +243,8 @@ fuzz_target!(|data: &[u8]| {
         6 => xorlike!(xor_filter::Xor16, b),
         7 => xorlike!(xor_filter::BinaryFuse8, b),
         8 => xorlike!(xor_filter::BinaryFuse16, b),
+        9 => atomiclike!(bloom::AtomicBloomFilter, bloom::BloomFilter, b),
+        10 => atomiclike!(bloom::AtomicBlockedBloomFilter, bloom::BlockedBloomFilter, b),
         _ => {}
     }
 });

@@ -1,10 +1,23 @@
 //! Writes the seed corpus of the `from_bytes` target: the bytes of real
 //! filters of every type (tiny, saturated, full to `Err(Full)` with the
 //! victim slot taken, every cuckoo width), each after the type-selector
-//! byte. Run from `fuzz/` with `cargo run --release --bin gen_seeds`.
+//! byte; the Bloom filters' bytes also under the atomic twins' selectors.
+//! Run from `fuzz/` with `cargo run --release --bin gen_seeds`.
 
 use std::fs;
 fn w(dir: &str, sel: u8, name: &str, bytes: Vec<u8>) {
+    // The atomic Bloom filters (selectors 9 and 10) read their plain twins'
+    // bytes (selectors 0 and 1), so each such seed serves both.
+    let twin = match sel {
+        0 => Some(9),
+        1 => Some(10),
+        _ => None,
+    };
+    if let Some(twin) = twin {
+        let mut v = vec![twin];
+        v.extend(&bytes);
+        fs::write(format!("{dir}/atomic_{name}"), v).unwrap();
+    }
     let mut v = vec![sel];
     v.extend(bytes);
     fs::write(format!("{dir}/{name}"), v).unwrap();
