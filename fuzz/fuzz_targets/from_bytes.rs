@@ -74,7 +74,11 @@ macro_rules! atomiclike {
     ($t:ty, $plain:ty, $b:expr) => {{
         let atomic = <$t>::from_bytes($b);
         let plain = <$plain>::from_bytes($b);
-        assert_eq!(atomic.is_ok(), plain.is_ok(), "the twins disagree on the bytes");
+        assert_eq!(
+            atomic.is_ok(),
+            plain.is_ok(),
+            "the twins disagree on the bytes"
+        );
         if let (Ok(mut f), Ok(plain)) = (atomic, plain) {
             for &h in &PROBES {
                 assert_eq!(f.contains_hash(h), plain.contains_hash(h));
@@ -244,7 +248,11 @@ fuzz_target!(|data: &[u8]| {
         7 => xorlike!(xor_filter::BinaryFuse8, b),
         8 => xorlike!(xor_filter::BinaryFuse16, b),
         9 => atomiclike!(bloom::AtomicBloomFilter, bloom::BloomFilter, b),
-        10 => atomiclike!(bloom::AtomicBlockedBloomFilter, bloom::BlockedBloomFilter, b),
+        10 => atomiclike!(
+            bloom::AtomicBlockedBloomFilter,
+            bloom::BlockedBloomFilter,
+            b
+        ),
         _ => {}
     }
 });
