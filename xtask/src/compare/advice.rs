@@ -318,6 +318,14 @@ pub(crate) mod tests {
         Err("not measured in this test".into())
     }
 
+    /// The advice line that contains `marker`; the test fails, showing the
+    /// whole section, when there is none.
+    fn line_with<'a>(text: &'a str, marker: &str) -> &'a str {
+        text.lines()
+            .find(|l| l.contains(marker))
+            .unwrap_or_else(|| panic!("no line with {marker:?} in {text}"))
+    }
+
     /// One of our static filters at 1M keys with `bits` bits/key and
     /// `false_positives` among 1M non-members.
     pub(crate) fn static_row(
@@ -383,10 +391,7 @@ pub(crate) mod tests {
             static_row("Xor16", Family::Xor16, 20, 15),
         ];
         let text = section(&rows);
-        let line = text
-            .lines()
-            .find(|l| l.contains("Rare false positives"))
-            .unwrap_or_else(|| panic!("no rare-FP line in {text}"));
+        let line = line_with(&text, "Rare false positives");
         assert!(
             line.contains("**BinaryFuse16** (xor-filter) with 18.00 bits/key"),
             "{line}"
@@ -404,10 +409,7 @@ pub(crate) mod tests {
         let mut row = static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900);
         row.timing.batched_ns = Some(1.5);
         let text = section(&[row]);
-        let line = text
-            .lines()
-            .find(|l| l.contains("Queries known up front"))
-            .unwrap_or_else(|| panic!("no batched line in {text}"));
+        let line = line_with(&text, "Queries known up front");
         assert!(
             line.contains("**BinaryFuse8** (xor-filter) 4.0 → 1.5 ns"),
             "{line}"
@@ -422,10 +424,7 @@ pub(crate) mod tests {
         row.timing.remove_ns = Some(30.0);
         row.timing.remove_batched_ns = Some(12.0);
         let text = section(std::slice::from_ref(&row));
-        let line = text
-            .lines()
-            .find(|l| l.contains("Supports delete"))
-            .unwrap_or_else(|| panic!("no delete line in {text}"));
+        let line = line_with(&text, "Supports delete");
         assert!(line.contains("remove 30.0 ns (12.0 batched)"), "{line}");
         assert!(line.contains("`remove_batch`"), "{line}");
         // A batched remove within noise of one by one is not quoted.
@@ -441,10 +440,7 @@ pub(crate) mod tests {
         assert!(!section(std::slice::from_ref(&row)).contains("Threads inserting"));
         row.timing.build_shared_ns = Some(12.5);
         let text = section(&[row]);
-        let line = text
-            .lines()
-            .find(|l| l.contains("Threads inserting into one filter"))
-            .unwrap_or_else(|| panic!("no shared-build line in {text}"));
+        let line = line_with(&text, "Threads inserting into one filter");
         assert!(
             line.contains("**BinaryFuse8** (xor-filter) 20.0 → 12.5 ns"),
             "{line}"
@@ -456,10 +452,7 @@ pub(crate) mod tests {
         let mut row = static_row("BinaryFuse8", Family::BinaryFuse8, 9, 3_900);
         row.timing.build_batched_ns = Some(7.5);
         let text = section(&[row]);
-        let line = text
-            .lines()
-            .find(|l| l.contains("Loading in bulk"))
-            .unwrap_or_else(|| panic!("no bulk-loading line in {text}"));
+        let line = line_with(&text, "Loading in bulk");
         assert!(
             line.contains("**BinaryFuse8** (xor-filter) 20.0 → 7.5 ns"),
             "{line}"
