@@ -230,6 +230,7 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
         let len = self.bits;
         match self.sequence {
             ProbeSequence::Linear => self.set_bits(LinearProbes::new(hash, len)),
+            ProbeSequence::Folded => self.set_bits(LinearProbes::folded(hash, len)),
             ProbeSequence::Cubic => self.set_bits(CubicProbes::new(hash, len)),
             ProbeSequence::Hashed => self.set_bits(HashedProbes::new(hash, len)),
         }
@@ -251,6 +252,7 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
         let len = self.bits;
         match self.sequence {
             ProbeSequence::Linear => self.test_bits(LinearProbes::new(hash, len), early_exit),
+            ProbeSequence::Folded => self.test_bits(LinearProbes::folded(hash, len), early_exit),
             ProbeSequence::Cubic => self.test_bits(CubicProbes::new(hash, len), early_exit),
             ProbeSequence::Hashed => self.test_bits(HashedProbes::new(hash, len), early_exit),
         }
@@ -439,8 +441,8 @@ mod tests {
         // Large, small (cubic) and smallest (hashed) tables, k = 1 included
         // (where the early exit's second probe is the first again).
         let shapes = [
-            (100_003, 7, ProbeSequence::Linear),
-            (100_003, 1, ProbeSequence::Linear),
+            (100_003, 7, ProbeSequence::Folded),
+            (100_003, 1, ProbeSequence::Folded),
             (1000, 7, ProbeSequence::Cubic),
             (64, 8, ProbeSequence::Hashed),
         ];

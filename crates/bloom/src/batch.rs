@@ -19,6 +19,9 @@ impl<S: BuildHasher> Lookahead for BloomFilter<S> {
         let mut ask = |position: usize| prefetch(words, position / WORD_BITS);
         match self.sequence {
             ProbeSequence::Linear => LinearProbes::new(hash, len).take(hashes).for_each(&mut ask),
+            ProbeSequence::Folded => LinearProbes::folded(hash, len)
+                .take(hashes)
+                .for_each(&mut ask),
             ProbeSequence::Cubic => CubicProbes::new(hash, len).take(hashes).for_each(&mut ask),
             ProbeSequence::Hashed => HashedProbes::new(hash, len).take(hashes).for_each(&mut ask),
         }

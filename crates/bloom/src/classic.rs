@@ -230,7 +230,10 @@ impl<S: BuildHasher> BloomFilter<S> {
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
-                ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+                ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
+                ProbeSequence::Linear => {
+                    self.insert_probes_out_of_line(LinearProbes::new(hash, len))
+                }
                 ProbeSequence::Cubic => self.insert_probes_out_of_line(CubicProbes::new(hash, len)),
                 ProbeSequence::Hashed => {
                     self.insert_probes_out_of_line(HashedProbes::new(hash, len))
@@ -240,9 +243,10 @@ impl<S: BuildHasher> BloomFilter<S> {
     }
 
     /// [`insert_probes`](Self::insert_probes) for the small tables' cubic
-    /// and hashed sequences, kept out of line so that large (linear) tables'
-    /// inserts and lookups inline one probe loop, not three: with three,
-    /// lookups of 1M keys measured 5–7 % slower.
+    /// and hashed sequences and for linear tables loaded from older bytes,
+    /// kept out of line so that new large (folded) tables' inserts and
+    /// lookups inline one probe loop, not three: with three, lookups of 1M
+    /// keys measured 5–7 % slower.
     ///
     /// # Safety
     ///
@@ -311,7 +315,12 @@ impl<S: BuildHasher> BloomFilter<S> {
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
-                ProbeSequence::Linear => self.test_bits(LinearProbes::new(hash, len), early_exit),
+                ProbeSequence::Folded => {
+                    self.test_bits(LinearProbes::folded(hash, len), early_exit)
+                }
+                ProbeSequence::Linear => {
+                    self.test_bits_out_of_line(LinearProbes::new(hash, len), early_exit)
+                }
                 ProbeSequence::Cubic => {
                     self.test_bits_out_of_line(CubicProbes::new(hash, len), early_exit)
                 }
@@ -457,8 +466,10 @@ impl<S: BuildHasher> BloomFilter<S> {
 
     /// Which positions keys probe: [`ProbeSequence::Hashed`] in the
     /// smallest tables, [`ProbeSequence::Cubic`] in other small ones,
-    /// [`ProbeSequence::Linear`] in large ones and in every table loaded from
-    /// format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    /// [`ProbeSequence::Folded`] in large ones (see
+    /// [`ProbeSequence::for_table`]); [`ProbeSequence::Linear`] in tables
+    /// loaded from bytes that name no sequence (format 1.0's, and large
+    /// tables' before 1.4).
     pub fn probe_sequence(&self) -> ProbeSequence {
         self.sequence
     }

@@ -3,8 +3,9 @@
 //!
 //! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
 //! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64. The
-//! header flags `FLAG_CUBIC_PROBES` and `FLAG_HASHED_PROBES` say which probe
-//! sequence set the bits.
+//! header flags `FLAG_CUBIC_PROBES`, `FLAG_HASHED_PROBES` and
+//! `FLAG_FOLDED_PROBES` say which probe sequence set the bits (none: the
+//! linear one).
 //! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
 //! a u32 array of 8·blocks lane words, block by block.
 //!

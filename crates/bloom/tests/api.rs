@@ -31,7 +31,7 @@ fn debug_shows_the_shape_not_the_table() {
     for field in [
         "bits: 9592957",
         "hashes: 7",
-        "probe_sequence: Linear",
+        "probe_sequence: Folded",
         "memory_bytes: 1199120",
     ] {
         assert!(text.contains(field), "{field} missing from {text}");

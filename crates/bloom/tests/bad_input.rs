@@ -466,14 +466,15 @@ const FLAGS_AT: usize = 10;
 fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
     // Every flag bit set in turn, resealed past the checksum: the blocked
     // filter has no flags and refuses all sixteen; the classic filter
-    // knows bit 0 (FLAG_CUBIC_PROBES) and bit 2 (FLAG_HASHED_PROBES) and
-    // refuses the other fourteen. A classic filter loaded with one of its
-    // bits set is read with that sequence and must then work as any other;
-    // both bits at once name two sequences and are refused.
+    // knows bit 0 (FLAG_CUBIC_PROBES), bit 2 (FLAG_HASHED_PROBES) and
+    // bit 3 (FLAG_FOLDED_PROBES) and refuses the other thirteen. A classic
+    // filter loaded with one of its bits set is read with that sequence
+    // and must then work as any other; any two at once name two sequences
+    // and are refused.
     use bloom::ProbeSequence;
     let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
     keys::members(1, 60).iter().for_each(|k| classic.insert(k));
-    assert_eq!(classic.probe_sequence(), ProbeSequence::Linear);
+    assert_eq!(classic.probe_sequence(), ProbeSequence::Folded);
     let flag = |bytes: &[u8], flags: u16| {
         let mut flagged = bytes.to_vec();
         flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());

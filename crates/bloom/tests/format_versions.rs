@@ -3,7 +3,7 @@
 
 use bloom::BloomFilter;
 use bloom::ProbeSequence;
-use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_HASHED_PROBES, reseal};
+use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -15,6 +15,12 @@ const FORMAT_1_0: &[u8] = include_bytes!("data/bloom-1.0-fnv-100.bin");
 /// (91 bits, 19 probes) under `StableHasher`, holding "key-0" to "key-2".
 /// That code built such tables cubic; this one builds them hashed.
 const FORMAT_1_2_CUBIC: &[u8] = include_bytes!("data/bloom-1.2-fnv-3.bin");
+
+/// Written by the format 1.3 code (commit 61ad5bf): `with_fpr(1000, 0.01)`
+/// (9595 bits, 7 probes) under `StableHasher`, holding "key-0" to
+/// "key-999". That code built such tables linear, without a flag; this one
+/// builds them folded.
+const FORMAT_1_3_LINEAR: &[u8] = include_bytes!("data/bloom-1.3-fnv-1000.bin");
 
 fn members() -> impl Iterator<Item = String> {
     (0..100).map(|i| format!("key-{i}"))
@@ -49,9 +55,9 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    // Written by the current minor version (3), flag set: a 1.0 reader
+    // Written by the current minor version (4), flag set: a 1.0 reader
     // refuses these bytes.
-    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(bytes[6..8], [4, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES
@@ -88,7 +94,7 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_combine_with_cubic_ones() 
     let bytes = new.to_bytes();
     // A 1.2 reader refuses bytes with this flag, and this reader refuses it
     // in bytes that claim 1.2 (filter-core's format tests).
-    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(bytes[6..8], [4, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_HASHED_PROBES
@@ -114,11 +120,54 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_combine_with_cubic_ones() 
 }
 
 #[test]
-fn large_filters_keep_the_linear_sequence_and_write_no_flag() {
+fn large_filters_are_flagged_folded() {
     let filter = BloomFilter::with_fpr(100_000, 0.01).unwrap();
-    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Folded);
     let bytes = filter.to_bytes();
-    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+    assert_eq!(bytes[6..8], [4, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_FOLDED_PROBES
+    );
+}
+
+#[test]
+fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
+    assert_eq!(FORMAT_1_3_LINEAR[6..8], [3, 0], "the fixture is format 1.3");
+    assert_eq!(FORMAT_1_3_LINEAR[10..12], [0, 0], "and sets no flag");
+    let keys: Vec<String> = (0..1000).map(|i| format!("key-{i}")).collect();
+    let load =
+        |bytes: &[u8]| BloomFilter::from_bytes_with_hasher(bytes, StableHasher::default()).unwrap();
+    let old = load(FORMAT_1_3_LINEAR);
+    assert_eq!((old.bits(), old.hashes()), (9595, 7));
+    assert_eq!(old.probe_sequence(), ProbeSequence::Linear);
+    assert!(keys.iter().all(|k| old.contains(k)));
+    // Read with the folded sequence, most members would be missing: the
+    // absent flag is what keeps them.
+    let mut misread = FORMAT_1_3_LINEAR.to_vec();
+    misread[6] = 4;
+    misread[10..12].copy_from_slice(&FLAG_FOLDED_PROBES.to_le_bytes());
+    reseal(&mut misread);
+    let misread = load(&misread);
+    assert_eq!(misread.probe_sequence(), ProbeSequence::Folded);
+    let found = keys.iter().filter(|k| misread.contains(k)).count();
+    assert!(found < 500, "{found}");
+    // A new filter of the same shape probes the folded sequence: the two
+    // do not combine, and the old one keeps its members.
+    let mut new = BloomFilter::with_fpr_and_hasher(1000, 0.01, StableHasher::default()).unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Folded);
+    keys.iter().for_each(|k| new.insert(k));
+    let mut combined = old.clone();
+    assert!(combined.union(&new).is_err());
+    assert!(combined.intersect(&new).is_err());
+    assert_eq!(combined, old);
+    // Written again, the old filter stays linear, with no flag (and now
+    // claims 1.4).
+    let bytes = old.to_bytes();
+    assert_eq!((&bytes[6..8], &bytes[10..12]), (&[4, 0][..], &[0, 0][..]));
+    let again = load(&bytes);
+    assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
+    assert!(keys.iter().all(|k| again.contains(k)));
 }
 
 #[test]

@@ -23,6 +23,9 @@ impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
             ProbeSequence::Linear => LinearProbes::new(hash, self.counters)
                 .take(hashes)
                 .for_each(&mut ask),
+            ProbeSequence::Folded => LinearProbes::folded(hash, self.counters)
+                .take(hashes)
+                .for_each(&mut ask),
             ProbeSequence::Cubic => CubicProbes::new(hash, self.counters)
                 .take(hashes)
                 .for_each(&mut ask),

@@ -9,9 +9,9 @@
 //! u64 array  table      ⌈m/16⌉ words; counter j is bits 4(j%16)..4(j%16)+4 of word j/16
 //! ```
 //!
-//! The header flags `FLAG_CUBIC_PROBES` and `FLAG_HASHED_PROBES` say which
-//! probe sequence placed the counts; bytes with neither, format 1.0's among
-//! them, used the linear one.
+//! The header flags `FLAG_CUBIC_PROBES`, `FLAG_HASHED_PROBES` and
+//! `FLAG_FOLDED_PROBES` say which probe sequence placed the counts; bytes
+//! with none, format 1.0's among them, used the linear one.
 //!
 //! The saturated-counter count is not stored: it is recomputed from the table,
 //! so it cannot disagree with it.
@@ -62,7 +62,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             &HasherProbe::of(&hasher),
             ProbeSequence::HEADER_FLAGS,
         )?;
-        // Bytes with neither flag (all of format 1.0's) use linear probes.
+        // Bytes with no sequence flag (all of format 1.0's) use linear probes.
         let sequence = ProbeSequence::from_header_flags(flags)?;
         let counters = r.u64("counters")?;
         check_counters(counters).map_err(|e| Error::corrupt(format_args!("{e}")))?;

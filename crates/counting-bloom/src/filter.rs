@@ -234,6 +234,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         // The "was it new" answer is unused here, and compiled away.
         match self.sequence {
             ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
             ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
             ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
         };
@@ -290,6 +291,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         let len = self.counters;
         match self.sequence {
             ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
             ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
             ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
         }
@@ -306,9 +308,10 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     ///
     /// Where the CPU has AVX2 (detected at run time), the k counters are
     /// fetched four at a time and tested without a branch, for tables probed
-    /// by the linear sequence (all but the smallest) with at most 16 hashes
-    /// and fewer than 2^32 counters (a 2 GiB table): every filter `with_fpr`
-    /// sizes for p ≥ 10^−4 and fewer than about 220 million items. Other
+    /// by the folded or linear sequence (all but the smallest) with at most
+    /// 16 hashes and fewer than 2^32 counters (a 2 GiB table): every filter
+    /// `with_fpr` sizes for p ≥ 10^−4 and fewer than about 220 million
+    /// items. Other
     /// shapes, and CPUs without AVX2, use two loops chosen by table size
     /// ([`BRANCH_FREE_MAX_BYTES`], 16 MiB): a table that fits in the
     /// last-level cache of most current CPUs is probed without a
@@ -339,8 +342,11 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         // positions in `0..len`, and `len` is the counter count.
         unsafe {
             match self.sequence {
+                ProbeSequence::Folded => {
+                    self.test_counters(LinearProbes::folded(hash, len), branch_free)
+                }
                 ProbeSequence::Linear => {
-                    self.test_counters(LinearProbes::new(hash, len), branch_free)
+                    self.test_counters_out_of_line(LinearProbes::new(hash, len), branch_free)
                 }
                 ProbeSequence::Cubic => {
                     self.test_counters_out_of_line(CubicProbes::new(hash, len), branch_free)
@@ -353,8 +359,9 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// [`test_counters`](Self::test_counters) for the small tables' cubic
-    /// and hashed sequences, kept out of line so that large (linear)
-    /// tables' lookups inline one probe loop, not three (with three, the
+    /// and hashed sequences and for linear tables loaded from older bytes,
+    /// kept out of line so that new large (folded) tables' lookups inline
+    /// one probe loop, not three (with three, the
     /// classic Bloom filter's lookups measured 5–7 % slower at 1M keys, this
     /// filter's 2–3 %).
     ///
@@ -430,6 +437,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         let len = self.counters;
         match self.sequence {
             ProbeSequence::Linear => self.remove_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Folded => self.remove_probes(LinearProbes::folded(hash, len)),
             ProbeSequence::Cubic => self.remove_probes(CubicProbes::new(hash, len)),
             ProbeSequence::Hashed => self.remove_probes(HashedProbes::new(hash, len)),
         }
@@ -479,6 +487,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         let len = self.counters;
         match self.sequence {
             ProbeSequence::Linear => self.count_probes(LinearProbes::new(hash, len)),
+            ProbeSequence::Folded => self.count_probes(LinearProbes::folded(hash, len)),
             ProbeSequence::Cubic => self.count_probes(CubicProbes::new(hash, len)),
             ProbeSequence::Hashed => self.count_probes(HashedProbes::new(hash, len)),
         }
@@ -566,8 +575,10 @@ impl<S> CountingBloomFilter<S> {
 
     /// Which counters items probe: [`ProbeSequence::Hashed`] in the
     /// smallest tables, [`ProbeSequence::Cubic`] in other small ones,
-    /// [`ProbeSequence::Linear`] in large ones and in every table loaded from
-    /// format 1.0 bytes (see [`ProbeSequence::for_table`]).
+    /// [`ProbeSequence::Folded`] in large ones (see
+    /// [`ProbeSequence::for_table`]); [`ProbeSequence::Linear`] in tables
+    /// loaded from bytes that name no sequence (format 1.0's, and large
+    /// tables' before 1.4).
     pub fn probe_sequence(&self) -> ProbeSequence {
         self.sequence
     }

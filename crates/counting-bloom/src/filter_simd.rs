@@ -84,19 +84,24 @@ pub(crate) struct Gather {
     used: [u64; 4],
     /// k / 4, rounded up: 1 to 4.
     groups: u32,
+    /// Whether the probes start from the folded product
+    /// ([`ProbeSequence::Folded`]) rather than from `mix64`
+    /// ([`ProbeSequence::Linear`]).
+    folded: bool,
 }
 
 impl Lookup {
     /// The lookup for a table of `counters` counters probed `hashes` times
     /// by `sequence`: AVX2 where the CPU has it and the vector lookup
     /// reaches the same counters as the portable one, that is for the
-    /// linear sequence, at most [`MAX_GATHERED_HASHES`] hashes and fewer
-    /// than 2^32 counters (a 2 GiB table); else portable.
+    /// linear and folded sequences, at most [`MAX_GATHERED_HASHES`] hashes
+    /// and fewer than 2^32 counters (a 2 GiB table); else portable.
     ///
     /// Small tables (the cubic sequence) keep the portable lookup: they are
     /// in cache, where a lookup waits on nothing and gathers do not pay.
     pub(crate) fn for_shape(counters: usize, hashes: u32, sequence: ProbeSequence) -> Lookup {
-        let fits = sequence == ProbeSequence::Linear
+        let folded = sequence == ProbeSequence::Folded;
+        let fits = (folded || sequence == ProbeSequence::Linear)
             && (1..=MAX_GATHERED_HASHES).contains(&hashes)
             && u32::try_from(counters).is_ok();
         if !fits {
@@ -111,6 +116,7 @@ impl Lookup {
                     len: [counters as u64; 4],
                     used: [0, 1, 2, 3].map(|lane| if lane < last_group { u64::MAX } else { 0 }),
                     groups,
+                    folded,
                 })
             }
             _ => Lookup::Portable,
@@ -203,7 +209,12 @@ mod avx2 {
         hash: u64,
     ) -> bool {
         let counters = gather.len[0] as usize;
-        let (x, y) = LinearProbes::new(hash, counters).next_and_step();
+        let probes = if gather.folded {
+            LinearProbes::folded(hash, counters)
+        } else {
+            LinearProbes::new(hash, counters)
+        };
+        let (x, y) = probes.next_and_step();
         let at = |j: u64| lane(x.wrapping_add(y.wrapping_mul(j)));
         // SAFETY: the CPU has AVX2 (the caller's promise), and the gathers
         // stay in the table: each lane's position is `reduce(_, counters) <
@@ -247,17 +258,18 @@ mod tests {
     use crate::counters::zeroed_table;
     use filter_core::{DefaultHashBuilder, mix64};
 
-    /// A filter of `counters` counters and `hashes` hashes on the linear
-    /// sequence, whatever its size, holding `counters / (2·hashes)` keys
-    /// (about 40 % of the counters non-zero, so lookups answer both ways)
-    /// and one key inserted 20 times (saturated counters).
-    fn linear_filter(counters: u64, hashes: u32) -> CountingBloomFilter {
+    /// A filter of `counters` counters and `hashes` hashes on `sequence`
+    /// (linear or folded), whatever its size, holding
+    /// `counters / (2·hashes)` keys (about 40 % of the counters non-zero, so
+    /// lookups answer both ways) and one key inserted 20 times (saturated
+    /// counters).
+    fn filter_on(counters: u64, hashes: u32, sequence: ProbeSequence) -> CountingBloomFilter {
         let table = zeroed_table(counters).unwrap();
         let mut filter = CountingBloomFilter::from_parts(
             table,
             counters,
             hashes,
-            ProbeSequence::Linear,
+            sequence,
             DefaultHashBuilder::default(),
         );
         for i in 0..=counters / (2 * u64::from(hashes)) {
@@ -275,47 +287,52 @@ mod tests {
         // every hash count the AVX2 lookup takes. On a CPU without AVX2
         // both filters run the portable lookup.
         let avx2 = Kernel::detect() != Kernel::Portable;
-        for counters in [1u64, 17, 1_000, 100_003, 9_585_059] {
-            for hashes in 1..=MAX_GATHERED_HASHES {
-                let mut fast = linear_filter(counters, hashes);
+        let shapes = [1u64, 17, 1_000, 100_003, 9_585_059]
+            .into_iter()
+            .flat_map(|counters| {
+                (1..=MAX_GATHERED_HASHES).flat_map(move |hashes| {
+                    [ProbeSequence::Linear, ProbeSequence::Folded].map(|s| (counters, hashes, s))
+                })
+            });
+        for (counters, hashes, sequence) in shapes {
+            let mut fast = filter_on(counters, hashes, sequence);
+            assert_eq!(
+                fast.lookup != Lookup::Portable,
+                avx2,
+                "{counters}, {hashes}, {sequence:?}"
+            );
+            let mut portable = fast.clone();
+            portable.lookup = Lookup::Portable;
+            let queries = (0..2_000)
+                .map(|i| mix64(i ^ 0xABCD_0000_0000))
+                .chain([u64::MAX]);
+            let (mut present, mut absent) = (0, 0);
+            for hash in queries {
+                let answer = fast.contains_hash(hash);
                 assert_eq!(
-                    fast.lookup != Lookup::Portable,
-                    avx2,
-                    "{counters}, {hashes}"
+                    answer,
+                    portable.contains_hash(hash),
+                    "{counters}, {hashes}, {hash}"
                 );
-                let mut portable = fast.clone();
-                portable.lookup = Lookup::Portable;
-                let queries = (0..2_000)
-                    .map(|i| mix64(i ^ 0xABCD_0000_0000))
-                    .chain([u64::MAX]);
-                let (mut present, mut absent) = (0, 0);
-                for hash in queries {
-                    let answer = fast.contains_hash(hash);
-                    assert_eq!(
-                        answer,
-                        portable.contains_hash(hash),
-                        "{counters}, {hashes}, {hash}"
-                    );
-                    if answer {
-                        present += 1;
-                    } else {
-                        absent += 1;
-                    }
+                if answer {
+                    present += 1;
+                } else {
+                    absent += 1;
                 }
-                // The saturated key is present; from 1,000 counters on, so
-                // few are set that most random hashes are absent.
-                assert!(present >= 1);
-                if counters >= 1_000 {
-                    assert!(absent > 1_000, "{counters}, {hashes}: {absent} absent");
-                }
-                // A remove looks the key up first: both ways, every key
-                // inserted comes out, and the tables stay equal.
-                for i in 0..=counters / (2 * u64::from(hashes)) {
-                    assert!(fast.remove_hash(mix64(i)), "{counters}, {hashes}, {i}");
-                    assert!(portable.remove_hash(mix64(i)));
-                }
-                assert_eq!(fast.table, portable.table);
             }
+            // The saturated key is present; from 1,000 counters on, so
+            // few are set that most random hashes are absent.
+            assert!(present >= 1);
+            if counters >= 1_000 {
+                assert!(absent > 1_000, "{counters}, {hashes}: {absent} absent");
+            }
+            // A remove looks the key up first: both ways, every key
+            // inserted comes out, and the tables stay equal.
+            for i in 0..=counters / (2 * u64::from(hashes)) {
+                assert!(fast.remove_hash(mix64(i)), "{counters}, {hashes}, {i}");
+                assert!(portable.remove_hash(mix64(i)));
+            }
+            assert_eq!(fast.table, portable.table);
         }
     }
 
@@ -328,9 +345,12 @@ mod tests {
         assert_eq!(gathered(9_585_059, 7, ProbeSequence::Linear), avx2);
         assert_eq!(gathered(9_585_059, 16, ProbeSequence::Linear), avx2);
         assert_eq!(gathered(u32::MAX as usize, 1, ProbeSequence::Linear), avx2);
-        // More than four groups of four, the cubic sequence, 2^32 counters.
+        assert_eq!(gathered(9_585_059, 7, ProbeSequence::Folded), avx2);
+        // More than four groups of four, the cubic and hashed sequences,
+        // 2^32 counters.
         assert!(!gathered(9_585_059, 17, ProbeSequence::Linear));
         assert!(!gathered(1_000, 7, ProbeSequence::Cubic));
+        assert!(!gathered(9_585_059, 7, ProbeSequence::Hashed));
         if let Ok(len) = usize::try_from(1u64 << 32) {
             assert!(!gathered(len, 7, ProbeSequence::Linear));
         }

@@ -23,7 +23,7 @@ fn debug_shows_the_shape_not_the_table() {
     for field in [
         "counters: 9592957",
         "hashes: 7",
-        "probe_sequence: Linear",
+        "probe_sequence: Folded",
         "saturated_counters: 0",
         "memory_bytes: 4796480",
     ] {

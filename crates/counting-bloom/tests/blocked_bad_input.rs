@@ -288,10 +288,11 @@ fn arbitrary_bytes_never_panic() {
 fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
     // Every flag bit set in turn, resealed past the checksum: the blocked
     // layout has no flags and refuses all sixteen; the classic layout knows
-    // bit 0 (FLAG_CUBIC_PROBES) and bit 2 (FLAG_HASHED_PROBES) and refuses
-    // the other fourteen. A classic filter loaded with one of its bits set is
-    // read with that sequence and must then count and remove as any other;
-    // both bits at once name two sequences and are refused.
+    // bit 0 (FLAG_CUBIC_PROBES), bit 2 (FLAG_HASHED_PROBES) and bit 3
+    // (FLAG_FOLDED_PROBES) and refuses the other thirteen. A classic filter
+    // loaded with one of its bits set is read with that sequence and must
+    // then count and remove as any other; any two at once name two
+    // sequences and are refused.
     use counting_bloom::ProbeSequence;
     const FLAGS_AT: usize = 10;
     let flag = |bytes: &[u8], flags: u16| {
@@ -306,7 +307,7 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
         blocked.insert(&i);
         classic.insert(&i);
     }
-    assert_eq!(classic.probe_sequence(), ProbeSequence::Linear);
+    assert_eq!(classic.probe_sequence(), ProbeSequence::Folded);
     for bit in 0..16 {
         let reason = corrupt_reason(Blocked::from_bytes(&flag(&blocked.to_bytes(), 1 << bit)));
         assert!(

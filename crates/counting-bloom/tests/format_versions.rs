@@ -3,7 +3,7 @@
 
 use counting_bloom::CountingBloomFilter;
 use counting_bloom::ProbeSequence;
-use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_HASHED_PROBES, reseal};
+use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, reseal};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -16,6 +16,12 @@ const FORMAT_1_0: &[u8] = include_bytes!("data/counting-bloom-1.0-fnv-100.bin");
 /// "key-2" once each. That code built such tables cubic; this one builds
 /// them hashed.
 const FORMAT_1_2_CUBIC: &[u8] = include_bytes!("data/counting-bloom-1.2-fnv-3.bin");
+
+/// Written by the format 1.3 code (commit 61ad5bf): `with_fpr(1000, 0.01)`
+/// (9595 counters, 7 probes) under `StableHasher`, holding "key-0" to
+/// "key-999" once each. That code built such tables linear, without a
+/// flag; this one builds them folded.
+const FORMAT_1_3_LINEAR: &[u8] = include_bytes!("data/counting-bloom-1.3-fnv-1000.bin");
 
 fn members() -> impl Iterator<Item = String> {
     (0..100).map(|i| format!("key-{i}"))
@@ -62,7 +68,7 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(bytes[6..8], [4, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES
@@ -96,7 +102,7 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_merge_with_cubic_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
     new.insert("the only item");
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], [3, 0]);
+    assert_eq!(bytes[6..8], [4, 0]);
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_HASHED_PROBES
@@ -120,11 +126,54 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_merge_with_cubic_ones() {
 }
 
 #[test]
-fn large_filters_keep_the_linear_sequence_and_write_no_flag() {
+fn large_filters_are_flagged_folded() {
     let filter = CountingBloomFilter::with_fpr(100_000, 0.01).unwrap();
-    assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
+    assert_eq!(filter.probe_sequence(), ProbeSequence::Folded);
     let bytes = filter.to_bytes();
-    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 0);
+    assert_eq!(bytes[6..8], [4, 0]);
+    assert_eq!(
+        u16::from_le_bytes([bytes[10], bytes[11]]),
+        FLAG_FOLDED_PROBES
+    );
+}
+
+#[test]
+fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
+    assert_eq!(FORMAT_1_3_LINEAR[6..8], [3, 0], "the fixture is format 1.3");
+    assert_eq!(FORMAT_1_3_LINEAR[10..12], [0, 0], "and sets no flag");
+    let keys: Vec<String> = (0..1000).map(|i| format!("key-{i}")).collect();
+    let mut old = load(FORMAT_1_3_LINEAR);
+    assert_eq!((old.counters(), old.hashes()), (9595, 7));
+    assert_eq!(old.probe_sequence(), ProbeSequence::Linear);
+    assert!(keys.iter().all(|k| old.count(k) >= 1));
+    // Read with the folded sequence, most members would be missing: the
+    // absent flag is what keeps them.
+    let mut misread = FORMAT_1_3_LINEAR.to_vec();
+    misread[6] = 4;
+    misread[10..12].copy_from_slice(&FLAG_FOLDED_PROBES.to_le_bytes());
+    reseal(&mut misread);
+    let misread = load(&misread);
+    assert_eq!(misread.probe_sequence(), ProbeSequence::Folded);
+    let found = keys.iter().filter(|k| misread.contains(k)).count();
+    assert!(found < 500, "{found}");
+    // A new filter of the same shape counts on the folded sequence: a
+    // merge would count the old items on the wrong counters, so it is
+    // refused.
+    let mut new =
+        CountingBloomFilter::with_fpr_and_hasher(1000, 0.01, StableHasher::default()).unwrap();
+    assert_eq!(new.probe_sequence(), ProbeSequence::Folded);
+    keys.iter().for_each(|k| new.insert(k));
+    let err = old.merge(&new).unwrap_err();
+    assert!(err.to_string().contains("probe sequence"), "{err}");
+    // Written again, the old filter stays linear, with no flag (and now
+    // claims 1.4), and every item comes out of it.
+    let bytes = old.to_bytes();
+    assert_eq!((&bytes[6..8], &bytes[10..12]), (&[4, 0][..], &[0, 0][..]));
+    let mut again = load(&bytes);
+    assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
+    assert!(keys.iter().all(|k| again.remove(k)));
+    assert!(keys.iter().all(|k| old.remove(k)));
+    assert_eq!(again, old);
 }
 
 #[test]
