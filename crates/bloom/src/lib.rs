@@ -158,10 +158,10 @@
 //!   xored with a constant) once and xors the product's halves: quadratic
 //!   in the hash, so progressions of ids do not stay progressions, and
 //!   ready in about half the time. At 1M keys and 1 %, in alternating runs
-//!   of `cargo xtask compare`, lookups took 10.2 ns against 12.4 with
+//!   of `cargo xtask compare`, lookups took 10.2 ns against 12.5 with
 //!   `mix64` and inserts 9.4 against 10.3 (fastbloom: 9.8 ns for members,
 //!   15.4 for non-members, 13.6 for a shuffled mix); at 0.1 %, 16.0 against
-//!   18.1. The rates match `mix64`'s over 94 shapes of structured ids
+//!   18.1. The rates match `mix64`'s over 78 shapes of structured ids
 //!   ([`filter_core::probes`] has the figures), and the seeded tests check
 //!   the structured shapes against the target. It is format 1.4's
 //!   [`ProbeSequence::Folded`]; bytes written before it load with the

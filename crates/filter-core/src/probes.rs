@@ -104,9 +104,9 @@
 //!   progression of ids does not stay one. In the branch-free lookups of a
 //!   table in cache the mix is on the path to every load, and this one gets
 //!   there in about half the time: classic Bloom lookups of 1M keys at 1 %
-//!   took 10.4 ns against 12.4 with [`mix64`] (0.1 %: 16.1 against 18.6),
-//!   in alternating runs of `cargo xtask compare`. Its rates match: over
-//!   94 shapes of structured ids at 1 % and 0.1 % (ids shifted by 0 to 43
+//!   took 10.2 ns against 12.5 with [`mix64`] (0.1 %: 16.0 against 18.1),
+//!   in four alternating runs of `cargo xtask compare`. Its rates match: over
+//!   78 shapes of structured ids at 1 % and 0.1 % (ids shifted by 0 to 43
 //!   bits, with and without a constant xored in, multiplied by nine
 //!   constants with and without a fold, byte-swapped, bit-reversed, Gray
 //!   coded, squared, negated and complemented; 200,000 members each), the
