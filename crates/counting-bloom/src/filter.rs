@@ -311,9 +311,8 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// by the folded or linear sequence (all but the smallest) with at most
     /// 16 hashes and fewer than 2^32 counters (a 2 GiB table): every filter
     /// `with_fpr` sizes for p ≥ 10^−4 and fewer than about 220 million
-    /// items. Other
-    /// shapes, and CPUs without AVX2, use two loops chosen by table size
-    /// ([`BRANCH_FREE_MAX_BYTES`], 16 MiB): a table that fits in the
+    /// items. Other shapes, and CPUs without AVX2, use two loops chosen by
+    /// table size ([`BRANCH_FREE_MAX_BYTES`], 16 MiB): a table that fits in the
     /// last-level cache of most current CPUs is probed without a
     /// data-dependent branch, so all k loads overlap and a miss costs no
     /// misprediction; a larger table is probed with an early exit at the

@@ -184,8 +184,8 @@ pub enum ProbeSequence {
     /// as independent ones (see the module docs). Format 1.3.
     Hashed,
     /// Probe j is `reduce(x + j·y, len)` as in [`Linear`](Self::Linear),
-    /// with x the folded product of the hash's two rotations instead of
-    /// its [`mix64`]: the same rates, and the first load of a lookup starts
+    /// with x the [`folded_product`] of the hash and its 32-bit rotation
+    /// instead of its [`mix64`]: the same rates, and the first load of a lookup starts
     /// sooner (see the module docs). Format 1.4; new tables of every size
     /// that would otherwise be linear.
     Folded,
@@ -351,8 +351,11 @@ impl LinearProbes {
 /// time. A product of two functions of the hash is quadratic in it, not
 /// linear as one multiply by a constant is: sequential, strided and
 /// multiplied ids do not map to an arithmetic progression (see the module
-/// docs for what that costs and what was measured). Not a bijection, but
-/// two hashes share a value no more often than random values would.
+/// docs for what that costs and what was measured). Not a bijection, so
+/// distinct hashes can share a value; for 2^25 sequential, strided
+/// (2^20, 2^32), φ-multiplied and half-repeated ids (i | i << 32) none did,
+/// and the values' top 40 bits, which pick the positions, collided 488 to
+/// 526 times per shape where random values give 512 (a throwaway check).
 #[inline(always)]
 pub const fn folded_product(hash: u64) -> u64 {
     let a = (hash ^ FOLD_SALT_LOW) as u128;
