@@ -3,7 +3,9 @@
 
 use bloom::BloomFilter;
 use bloom::ProbeSequence;
-use filter_core::format::{FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, reseal};
+use filter_core::format::{
+    FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, FORMAT_MINOR, reseal,
+};
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -57,7 +59,7 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     let bytes = new.to_bytes();
     // Written by the current minor version (4), flag set: a 1.0 reader
     // refuses these bytes.
-    assert_eq!(bytes[6..8], [4, 0]);
+    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_CUBIC_PROBES
@@ -94,7 +96,7 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_combine_with_cubic_ones() 
     let bytes = new.to_bytes();
     // A 1.2 reader refuses bytes with this flag, and this reader refuses it
     // in bytes that claim 1.2 (filter-core's format tests).
-    assert_eq!(bytes[6..8], [4, 0]);
+    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_HASHED_PROBES
@@ -124,7 +126,7 @@ fn large_filters_are_flagged_folded() {
     let filter = BloomFilter::with_fpr(100_000, 0.01).unwrap();
     assert_eq!(filter.probe_sequence(), ProbeSequence::Folded);
     let bytes = filter.to_bytes();
-    assert_eq!(bytes[6..8], [4, 0]);
+    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
     assert_eq!(
         u16::from_le_bytes([bytes[10], bytes[11]]),
         FLAG_FOLDED_PROBES
@@ -162,9 +164,12 @@ fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
     assert!(combined.intersect(&new).is_err());
     assert_eq!(combined, old);
     // Written again, the old filter stays linear, with no flag (and now
-    // claims 1.4).
+    // claims the current minor).
     let bytes = old.to_bytes();
-    assert_eq!((&bytes[6..8], &bytes[10..12]), (&[4, 0][..], &[0, 0][..]));
+    assert_eq!(
+        (&bytes[6..8], &bytes[10..12]),
+        (&FORMAT_MINOR.to_le_bytes()[..], &[0, 0][..])
+    );
     let again = load(&bytes);
     assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
     assert!(keys.iter().all(|k| again.contains(k)));

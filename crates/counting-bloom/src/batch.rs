@@ -156,7 +156,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
     #[inline(always)]
     fn prefetch_hash(&self, hash: u64) {
-        let (x, y) = mixed(hash);
+        let (x, y) = mixed(hash, self.patterns.mix);
         prefetch(&self.blocks, reduce(x, self.blocks.len()));
         prefetch(&self.blocks, reduce(y, self.blocks.len()));
     }

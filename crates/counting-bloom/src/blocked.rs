@@ -12,7 +12,9 @@ use crate::blocked_simd;
 use crate::blocked_sizing::{
     MAX_BLOCKED_HASHES, MAX_BLOCKS, MIN_BLOCKS, blocked_counting_fpr, sized,
 };
-use crate::counter_block::{BLOCK_COUNTERS, Block, HalfPatterns, half_patterns, halves, slots};
+use crate::counter_block::{
+    BLOCK_COUNTERS, Block, HalfPatterns, PairMix, half_patterns, halves, slots,
+};
 use crate::counters::{MAX_COUNT, saturated_in_word, saturating_add_words};
 use crate::kernel::Kernel;
 
@@ -100,7 +102,9 @@ use crate::kernel::Kernel;
 pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     pub(crate) blocks: Vec<Block>,
     pub(crate) hashes: u32,
-    /// The word sets of the two halves, from `hashes`.
+    /// The word sets of the two halves, from `hashes`, and how keys'
+    /// hashes become their words: [`PairMix::Folded`] unless loaded from
+    /// bytes older than format 1.5.
     pub(crate) patterns: HalfPatterns,
     /// Derived from `blocks` (kept to answer in O(1)), so equality and the
     /// bytes leave it out.
@@ -180,11 +184,12 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
             Error::invalid("blocks", blocks, "small enough to address on this platform")
         })?;
         let table = zeroed_vec(len, "blocks")?;
-        Ok(Self::from_parts(table, hashes, hasher))
+        Ok(Self::from_parts(table, hashes, PairMix::Folded, hasher))
     }
 
-    /// Assembles a filter from a validated table.
-    pub(crate) fn from_parts(blocks: Vec<Block>, hashes: u32, hasher: S) -> Self {
+    /// Assembles a filter from a validated table whose keys' words come
+    /// from `mix`.
+    pub(crate) fn from_parts(blocks: Vec<Block>, hashes: u32, mix: PairMix, hasher: S) -> Self {
         let saturated = blocks
             .iter()
             .flat_map(|b| b.0)
@@ -193,7 +198,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         BlockedCountingBloomFilter {
             blocks,
             hashes,
-            patterns: half_patterns(hashes),
+            patterns: half_patterns(hashes, mix),
             saturated,
             hasher,
             kernel: Kernel::detect(),
@@ -344,7 +349,9 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the block or hash counts differ;
+    /// [`Error::Incompatible`] when the block or hash counts differ, or when
+    /// one side was loaded from bytes older than format 1.5 and the other
+    /// was not (their keys' counters are chosen differently);
     /// [`Error::HasherMismatch`] when the two hashers hash differently. On an
     /// error `self` is unchanged.
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
@@ -357,6 +364,13 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         }
         if self.hashes != other.hashes {
             return Err(Error::incompatible("hashes", self.hashes, other.hashes));
+        }
+        if self.patterns.mix != other.patterns.mix {
+            return Err(Error::incompatible(
+                "pair mix",
+                format_args!("{:?}", self.patterns.mix),
+                format_args!("{:?}", other.patterns.mix),
+            ));
         }
         if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
@@ -475,7 +489,7 @@ mod tests {
         // would go below zero: remove must refuse and change nothing.
         let mut tried = 0;
         for hash in 0..20_000u64 {
-            let [a, b] = halves(hash, 2, half_patterns(16));
+            let [a, b] = halves(hash, 2, half_patterns(16, PairMix::Folded));
             if a.block != b.block {
                 continue;
             }
@@ -492,7 +506,7 @@ mod tests {
             if let Some((word, shift)) = a.slots().find(|sa| b.slots().all(|sb| sb != *sa)) {
                 f.blocks[a.block].0[word] |= 0xF << shift;
             }
-            let f = BlockedCountingBloomFilter::from_parts(f.blocks, 16, f.hasher);
+            let f = BlockedCountingBloomFilter::from_parts(f.blocks, 16, PairMix::Folded, f.hasher);
             let mut g = f.clone();
             assert!(g.contains_hash(hash));
             assert!(!g.remove_hash(hash));
@@ -555,6 +569,7 @@ mod tests {
                     let recount = BlockedCountingBloomFilter::from_parts(
                         portable.blocks.clone(),
                         k,
+                        portable.patterns.mix,
                         DefaultHashBuilder::default(),
                     );
                     assert_eq!(portable.saturated, recount.saturated, "{at}");

@@ -2,7 +2,10 @@
 //! `from_bytes`.
 //!
 //! Body layout (after filter-core's header; `docs/format-counting-bloom.md`
-//! writes it down for other languages):
+//! writes it down for other languages). The header's `FLAG_FOLDED_PAIR`
+//! says how keys' hashes became their words ([`PairMix`]): set, folded
+//! products (format 1.5, every new filter); clear, `mix64` (bytes of 1.4 and
+//! earlier, which keep loading with the counters they were built with).
 //!
 //! ```text
 //! u64        blocks   B, in 2..=2^39
@@ -16,23 +19,28 @@
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FLAG_FOLDED_PAIR, FilterKind};
 use filter_core::memory::zeroed_vec;
 use filter_core::{Error, HasherProbe};
 
 use crate::BlockedCountingBloomFilter;
 use crate::blocked::{check_blocks, check_hashes};
-use crate::counter_block::{BLOCK_WORDS, Block};
+use crate::counter_block::{BLOCK_WORDS, Block, PairMix};
 
 impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// The filter as bytes, in the workspace's versioned, checksummed format
     /// (kind `BlockedCountingBloom`). Records a probe of the hasher so that
     /// loading under a different hasher is refused.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(
+        let flags = match self.patterns.mix {
+            PairMix::Folded => FLAG_FOLDED_PAIR,
+            PairMix::SplitMix => 0,
+        };
+        let mut w = ByteWriter::with_flags(
             FilterKind::BlockedCountingBloom,
             &HasherProbe::of(self.hasher()),
             8 + 4 + 8 + self.memory_bytes(),
+            flags,
         );
         w.u64(self.blocks());
         w.u32(self.hashes());
@@ -54,11 +62,17 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
     /// hasher the filter was built with.
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        let mut r = ByteReader::open(
+        let (mut r, flags) = ByteReader::open_with_flags(
             bytes,
             FilterKind::BlockedCountingBloom,
             &HasherProbe::of(&hasher),
+            FLAG_FOLDED_PAIR,
         )?;
+        let mix = if flags & FLAG_FOLDED_PAIR != 0 {
+            PairMix::Folded
+        } else {
+            PairMix::SplitMix
+        };
         let blocks = r.u64("blocks")?;
         check_blocks(blocks).map_err(|e| Error::corrupt(format_args!("{e}")))?;
         let hashes = r.u32("hashes")?;
@@ -80,7 +94,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
             block.0.copy_from_slice(chunk);
         }
         Ok(BlockedCountingBloomFilter::from_parts(
-            table, hashes, hasher,
+            table, hashes, mix, hasher,
         ))
     }
 }

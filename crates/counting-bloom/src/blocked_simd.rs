@@ -33,7 +33,8 @@
 //! `vpcmpeqq` against `unused` per vector remain: a used lane is zero
 //! exactly when its counter is, and an unused lane holds at most four bits,
 //! so it never equals all ones. The four compares are ORed and tested once.
-//! The whole lookup, hashing included, is 77 instructions; the former shape
+//! The whole lookup, hashing included, is 67 instructions (76 for bytes
+//! older than format 1.5, whose words come from two `mix64`s); the former shape
 //! (shift each loaded vector, mask, compare, `movemask` per block, word
 //! sets computed in scalar code and broadcast) was about 115, and took 26
 //! vector instructions that waited for the data against 12 now.
@@ -50,18 +51,21 @@
 //! What did not pay: masking the nibbles of the unused lanes in the lookup
 //! too (one more instruction per vector; comparing with `unused` makes it
 //! unnecessary), or reading both masks from a 128-byte row, or passing the
-//! two rows in registers: all within noise. The two `mix64` calls (26
-//! instructions) cannot be cheapened without changing the bits, and the
-//! call into the AVX2 function (its `vzeroupper`, the arguments) can only
-//! be inlined into callers compiled for AVX2: a loop compiled so ran about
-//! 5 ns faster at 10M keys.
+//! two rows in registers: all within noise. Choosing the key's words at
+//! run time inside the kernel (a `match` on the [`PairMix`]) took the
+//! folded words' gain away (1M keys, 1 %: 8.1 ns against 8.0 before
+//! them), so each kernel is compiled once per mix (`FOLDED`) and the
+//! dispatcher picks one, as it picks the kernel. The call into the AVX2
+//! function (its `vzeroupper`, the arguments) can only be inlined into
+//! callers compiled for AVX2: a loop compiled so ran about 5 ns faster at
+//! 10M keys.
 //!
 //! Both kernels test and change exactly the counters of `counter_block.rs`,
 //! so answers and bytes never depend on the CPU; tests check that they agree.
 
 #![allow(unsafe_code)]
 
-use crate::counter_block::{Block, Half, HalfPatterns, halves, shift_in_word};
+use crate::counter_block::{Block, Half, HalfPatterns, PairMix, halves, shift_in_word};
 use crate::counters::MAX_COUNT;
 use crate::kernel::Kernel;
 
@@ -93,7 +97,7 @@ mod avx2 {
 
     use filter_core::reduce;
 
-    use crate::counter_block::{Block, Rows, WINDOWS, mixed, window};
+    use crate::counter_block::{Block, PairMix, Rows, WINDOWS, mixed, window};
 
     /// What one half of a key tests and changes its block with, computed
     /// from the hash alone, before the block arrives. Each field holds two
@@ -211,8 +215,12 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn key(blocks: usize, hash: u64, unused: Rows) -> [(usize, Masks); 2] {
-        let (x, y) = mixed(hash);
+    unsafe fn key<const FOLDED: bool>(
+        blocks: usize,
+        hash: u64,
+        unused: Rows,
+    ) -> [(usize, Masks); 2] {
+        let (x, y) = mixed(hash, PairMix::folded_if(FOLDED));
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             [
@@ -316,11 +324,15 @@ mod avx2 {
     /// The CPU must support AVX2, and `blocks` must not be empty.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn contains(blocks: &[Block], hash: u64, unused: Rows) -> bool {
+    pub(super) unsafe fn contains<const FOLDED: bool>(
+        blocks: &[Block],
+        hash: u64,
+        unused: Rows,
+    ) -> bool {
         // SAFETY: the caller guarantees AVX2 and a block; `key`'s indexes
         // are `reduce(_, blocks.len())`, below `blocks.len()`.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
             none(
                 zero_lanes(block(blocks, a), a_masks),
                 zero_lanes(block(blocks, b), b_masks),
@@ -383,11 +395,15 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn insert(blocks: &mut [Block], hash: u64, unused: Rows) -> u64 {
+    pub(super) unsafe fn insert<const FOLDED: bool>(
+        blocks: &mut [Block],
+        hash: u64,
+        unused: Rows,
+    ) -> u64 {
         // SAFETY: the caller guarantees AVX2. The halves are applied one
         // after the other, so coinciding blocks add up like the scalar slots.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
             let full = step(&mut blocks[a], a_masks, true) + step(&mut blocks[b], b_masks, true);
             u64::from(full)
         }
@@ -404,10 +420,14 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn remove(blocks: &mut [Block], hash: u64, unused: Rows) -> Option<bool> {
+    pub(super) unsafe fn remove<const FOLDED: bool>(
+        blocks: &mut [Block],
+        hash: u64,
+        unused: Rows,
+    ) -> Option<bool> {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
             if !none(
                 zero_lanes(&blocks[a], a_masks),
                 zero_lanes(&blocks[b], b_masks),
@@ -453,7 +473,10 @@ pub(crate) fn contains(
         // after `is_x86_feature_detected!` found AVX2 (and BMI1, BMI2 and
         // POPCNT); the guard checked for a block.
         Kernel::Avx2 if !blocks.is_empty() => unsafe {
-            avx2::contains(blocks, hash, patterns.unused)
+            match patterns.mix {
+                PairMix::Folded => avx2::contains::<true>(blocks, hash, patterns.unused),
+                PairMix::SplitMix => avx2::contains::<false>(blocks, hash, patterns.unused),
+            }
         },
         // No block holds no counter (filters have at least two blocks).
         #[cfg(target_arch = "x86_64")]
@@ -478,7 +501,12 @@ pub(crate) fn insert(
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
-        Kernel::Avx2 => unsafe { avx2::insert(blocks, hash, patterns.unused) },
+        Kernel::Avx2 => unsafe {
+            match patterns.mix {
+                PairMix::Folded => avx2::insert::<true>(blocks, hash, patterns.unused),
+                PairMix::SplitMix => avx2::insert::<false>(blocks, hash, patterns.unused),
+            }
+        },
     }
 }
 
@@ -524,15 +552,23 @@ pub(crate) fn remove(
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
-        Kernel::Avx2 => unsafe { avx2::remove(blocks, hash, patterns.unused) },
+        Kernel::Avx2 => unsafe {
+            match patterns.mix {
+                PairMix::Folded => avx2::remove::<true>(blocks, hash, patterns.unused),
+                PairMix::SplitMix => avx2::remove::<false>(blocks, hash, patterns.unused),
+            }
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter_block::{half_patterns, halves, slots};
+    use crate::counter_block::{PairMix, half_patterns, halves, slots};
     use filter_core::mix64;
+
+    /// Both ways a key's words are made: old bytes load the first.
+    const MIXES: [PairMix; 2] = [PairMix::SplitMix, PairMix::Folded];
 
     /// A block of random counters, about a quarter of them zero.
     fn random_block(seed: u64) -> Block {
@@ -565,8 +601,8 @@ mod tests {
             }
         }
         let blocks: Vec<Block> = (0..3).map(random_block).collect();
-        for hashes in 1..=16 {
-            let patterns = half_patterns(hashes);
+        for (hashes, mix) in (1..=16).flat_map(|k| MIXES.map(|mix| (k, mix))) {
+            let patterns = half_patterns(hashes, mix);
             for hash in 0..3_000u64 {
                 let by_slots = slots(halves(hash, 3, patterns))
                     .all(|(b, w, s)| (blocks[b].0[w] >> s) & 15 != 0);
@@ -584,8 +620,11 @@ mod tests {
     #[test]
     fn kernels_update_alike() {
         let kernel = Kernel::detect();
-        for hashes in [1, 7, 10, 16] {
-            let patterns = half_patterns(hashes);
+        for (hashes, mix) in [1, 7, 10, 16]
+            .into_iter()
+            .flat_map(|k| MIXES.map(|mix| (k, mix)))
+        {
+            let patterns = half_patterns(hashes, mix);
             let mut fast = vec![Block::default(); 3];
             let mut portable = fast.clone();
             for i in 0..6_000u64 {
@@ -623,8 +662,11 @@ mod tests {
     #[test]
     fn kernels_remove_alike() {
         let kernel = Kernel::detect();
-        for hashes in [1, 6, 9, 16] {
-            let patterns = half_patterns(hashes);
+        for (hashes, mix) in [1, 6, 9, 16]
+            .into_iter()
+            .flat_map(|k| MIXES.map(|mix| (k, mix)))
+        {
+            let patterns = half_patterns(hashes, mix);
             // 8 blocks: 100 keys twice, one key 40 times (its counters
             // saturate); then keys in and out, many twice, so some removes
             // are refused and 1 in 8 finds its blocks coinciding.

@@ -91,7 +91,14 @@
 //!   one: with all k counters in one 128-counter block the load variance is
 //!   so large that p = 1 % needs 4.47× the classic memory, past the 4.3×
 //!   budget; splitting halves the variance. The two byte formats are
-//!   distinct kinds, so they never mix.
+//!   distinct kinds, so they never mix. Since format 1.5 the blocked
+//!   layout takes a key's two blocks and counters from two independent
+//!   folded products of its hash rather than two `mix64`s: fewer
+//!   instructions before the loads (1M keys, 1 %: lookups 7.7 ns against
+//!   8.1, removes 12.6 against 13.5; 10M keys: removes 63 against 83), and
+//!   no clumping for hashes that are multiples of the golden ratio, where
+//!   the old pair measured 1.31× p at 0.1 %. Bytes of 1.4 and earlier load
+//!   with the counters they were built with.
 //! - **Which to pick.** [`BlockedCountingBloomFilter`] is the faster one.
 //!   Measured on a shared 2-core AMD EPYC (32 MiB L3), same keys, pre-hashed,
 //!   p = 1 %, in one full `cargo xtask compare`: at 1M keys its lookups

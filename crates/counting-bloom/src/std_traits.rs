@@ -24,12 +24,14 @@ impl<S> fmt::Debug for CountingBloomFilter<S> {
 }
 
 impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
-    /// The shape, not the blocks (the layout has one probe pattern, so no
-    /// probe sequence to show).
+    /// The shape, not the blocks, and how keys' hashes become their words
+    /// (`Folded`, or `SplitMix` in a filter loaded from bytes older than
+    /// format 1.5).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BlockedCountingBloomFilter")
             .field("blocks", &self.blocks.len())
             .field("hashes", &self.hashes)
+            .field("pair_mix", &self.patterns.mix)
             .field("saturated_counters", &self.saturated)
             .field("memory_bytes", &self.memory_bytes())
             .finish_non_exhaustive()
@@ -56,14 +58,16 @@ impl<S: BuildHasher> PartialEq for CountingBloomFilter<S> {
 
 impl<S: BuildHasher> Eq for CountingBloomFilter<S> {}
 
-/// Two filters are equal when they have the same hash count and the same
-/// blocks, and their hashers hash alike ([`HasherProbe::same`]): then their
+/// Two filters are equal when they have the same hash count, the same
+/// key mix (both new, or both loaded from bytes older than format 1.5) and
+/// the same blocks, and their hashers hash alike ([`HasherProbe::same`]): then their
 /// [`to_bytes`](BlockedCountingBloomFilter::to_bytes) are equal as well. The
 /// saturated-counter count follows from the blocks and the kernel (AVX2 or
 /// portable) computes the same counters, so neither is compared.
 impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
     fn eq(&self, other: &Self) -> bool {
         self.hashes == other.hashes
+            && self.patterns.mix == other.patterns.mix
             && self.blocks == other.blocks
             && HasherProbe::same(&self.hasher, &other.hasher)
     }
