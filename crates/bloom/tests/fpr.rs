@@ -106,37 +106,17 @@ fn sequential_prehashed_ids_meet_target_rate() {
     assert!(fb <= bound, "blocked, high ids: {fb} > {bound}");
 }
 
-/// Structured ids passed as "hashes": strided ids (`i << s`, as when ids
-/// carry a shard or type tag in their low bits; strides of 2^28 to 2^32
-/// doubled the classic filter's rate under a one-multiply mixer),
-/// byte-swapped and bit-reversed ids, and ids put through a single
-/// multiply (Fibonacci hashing by φ, rustc's FxHash constant), with and
-/// without an xor-fold. Low bits that never change must not leave the
-/// blocks or the lane bits to the high bits alone, and a user's multiplier
-/// must not cancel out the filter's own.
+/// Structured ids passed as "hashes" ([`keys::STRUCTURED_IDS`]): strides
+/// of 2^28 to 2^32 doubled the classic filter's rate under a one-multiply
+/// mixer. Low bits that never change must not leave the blocks or the lane
+/// bits to the high bits alone, and a user's multiplier must not cancel out
+/// the filter's own.
 #[test]
 fn structured_prehashed_ids_meet_target_rate() {
-    const PHI: u64 = 0x9E37_79B9_7F4A_7C15;
-    const FX: u64 = 0x517C_C1B7_2722_0A95;
     let n = 200_000u64;
     let q = queries_for(0.01) as u64;
     let bound = fpr_upper_bound(0.01, q as usize, SLACK, SIGMAS);
-    let fold = |x: u64| x ^ (x >> 32);
-    let shapes: [(&str, &dyn Fn(u64) -> u64); 12] = [
-        ("i << 8", &|i| i << 8),
-        ("i << 16", &|i| i << 16),
-        ("i << 24", &|i| i << 24),
-        ("i << 32", &|i| i << 32),
-        ("i << 40", &|i| i << 40),
-        ("i << 44", &|i| i << 44),
-        ("bswap(i)", &|i: u64| i.swap_bytes()),
-        ("reverse(i)", &|i: u64| i.reverse_bits()),
-        ("i · φ", &|i: u64| i.wrapping_mul(PHI)),
-        ("fold(i · φ)", &|i: u64| fold(i.wrapping_mul(PHI))),
-        ("i · fx", &|i: u64| i.wrapping_mul(FX)),
-        ("i · (2^32 + 1)", &|i: u64| i.wrapping_mul((1 << 32) + 1)),
-    ];
-    for (name, shape) in shapes {
+    for (name, shape) in keys::STRUCTURED_IDS {
         let mut c = BloomFilter::with_fpr(n as usize, 0.01).unwrap();
         let mut b = BlockedBloomFilter::with_fpr(n as usize, 0.01).unwrap();
         for id in 0..n {

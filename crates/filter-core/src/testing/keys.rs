@@ -11,6 +11,38 @@ use crate::mix64;
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 const NON_MEMBER_BASE: u64 = 1 << 63;
 
+/// A shape of [`STRUCTURED_IDS`]: its name, and id `i`'s value.
+pub type IdShape = (&'static str, fn(u64) -> u64);
+
+/// Structured ids, as users pass them to the `*_hash` methods without
+/// hashing them first: the shape's name and id `i`'s value. Strided ids
+/// (`i << s`, as when ids carry a shard or type tag in their low bits),
+/// byte-swapped and bit-reversed ids, and ids put through a single multiply
+/// (Fibonacci hashing by the golden ratio φ, rustc's FxHash constant),
+/// with and without an xor-fold. A filter's own mix must spread each of
+/// them as it spreads random hashes; each broke some mix that was tried
+/// (the filters' docs say which). Distinct ids below 2^20 give distinct
+/// values in every shape (`i << 44` wraps above).
+pub const STRUCTURED_IDS: [IdShape; 14] = [
+    ("i << 8", |i| i << 8),
+    ("i << 16", |i| i << 16),
+    ("i << 21", |i| i << 21),
+    ("i << 24", |i| i << 24),
+    ("i << 32", |i| i << 32),
+    ("i << 40", |i| i << 40),
+    ("i << 44", |i| i << 44),
+    ("bswap(i)", |i| i.swap_bytes()),
+    ("reverse(i)", |i| i.reverse_bits()),
+    ("i · φ", |i| i.wrapping_mul(GOLDEN)),
+    ("fold(i · φ)", |i| {
+        let x = i.wrapping_mul(GOLDEN);
+        x ^ (x >> 32)
+    }),
+    ("i · fx", |i| i.wrapping_mul(0x517C_C1B7_2722_0A95)),
+    ("i · (2^32 + 1)", |i| i.wrapping_mul((1 << 32) + 1)),
+    ("i · i", |i| i.wrapping_mul(i)),
+];
+
 /// The key with index `index` under `seed`.
 pub fn key(seed: u64, index: u64) -> u64 {
     mix64(index.wrapping_add(seed.wrapping_mul(GOLDEN)))
