@@ -356,6 +356,12 @@ impl LinearProbes {
 /// (2^20, 2^32), φ-multiplied and half-repeated ids (i | i << 32) none did,
 /// and the values' top 40 bits, which pick the positions, collided 488 to
 /// 526 times per shape where random values give 512 (a throwaway check).
+///
+/// The blocked counting filter (format 1.5,
+/// [`FLAG_FOLDED_PAIR`](crate::format::FLAG_FOLDED_PAIR)) takes a
+/// key's two words from this of `hash` and of `hash` xor the golden ratio:
+/// two products whose factors differ by constants, computed side by side
+/// (`counting-bloom`'s docs give the rates this measured).
 #[inline(always)]
 pub const fn folded_product(hash: u64) -> u64 {
     let a = (hash ^ FOLD_SALT_LOW) as u128;
