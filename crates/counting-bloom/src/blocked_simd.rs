@@ -52,20 +52,22 @@
 //! too (one more instruction per vector; comparing with `unused` makes it
 //! unnecessary), or reading both masks from a 128-byte row, or passing the
 //! two rows in registers: all within noise. Choosing the key's words at
-//! run time inside the kernel (a `match` on the [`PairMix`]) took the
-//! folded words' gain away (1M keys, 1 %: 8.1 ns against 8.0 before
-//! them), so each kernel is compiled once per mix (`FOLDED`) and the
-//! dispatcher picks one, as it picks the kernel. The call into the AVX2
-//! function (its `vzeroupper`, the arguments) can only be inlined into
-//! callers compiled for AVX2: a loop compiled so ran about 5 ns faster at
-//! 10M keys.
+//! run time inside the kernel (a `match` on the
+//! [`crate::counter_block::PairMix`]) took the folded words' gain away
+//! (1M keys, 1 %: 8.1 ns against 8.0 before them), so each kernel is
+//! compiled once per mix (`FOLDED`) and the dispatcher picks one, as it
+//! picks the kernel. The call into the AVX2 function (its `vzeroupper`,
+//! the arguments) can only be inlined into callers compiled for AVX2: a
+//! loop compiled so ran about 5 ns faster at 10M keys.
 //!
 //! Both kernels test and change exactly the counters of `counter_block.rs`,
 //! so answers and bytes never depend on the CPU; tests check that they agree.
 
 #![allow(unsafe_code)]
 
-use crate::counter_block::{Block, Half, HalfPatterns, PairMix, halves, shift_in_word};
+#[cfg(target_arch = "x86_64")]
+use crate::counter_block::PairMix;
+use crate::counter_block::{Block, Half, HalfPatterns, halves, shift_in_word};
 use crate::counters::MAX_COUNT;
 use crate::kernel::Kernel;
 
