@@ -22,9 +22,9 @@
 //! all three probe sequences, plain and atomic (from two threads), and its
 //! AVX2 block probes, plain and atomic (from two threads); `counting-bloom`'s
 //! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
-//! kernels, for both ways of making a key's two words; `cuckoo`'s unaligned bucket windows at every fingerprint width,
-//! with and without the offset table, through evictions, the victim slot
-//! and removes; `xor-filter`'s unchecked slot reads. Not under Miri:
+//! kernels, for both ways of making a key's two words; `cuckoo`'s
+//! unaligned bucket windows at every fingerprint width, with and without
+//! the offset table, through evictions, the victim slot and removes; `xor-filter`'s unchecked slot reads. Not under Miri:
 //! batches over tables of 8 MiB or more, the only ones that prefetch
 //! (`filter-core`'s one `unsafe` block, a hint that reads no memory), since
 //! Miri took over 20 minutes to build such tables; a plain `cargo test`

@@ -34,10 +34,10 @@
 //! exactly when its counter is, and an unused lane holds at most four bits,
 //! so it never equals all ones. The four compares are ORed and tested once.
 //! The whole lookup, hashing included, is 67 instructions (76 for bytes
-//! older than format 1.5, whose words come from two `mix64`s); the former shape
-//! (shift each loaded vector, mask, compare, `movemask` per block, word
-//! sets computed in scalar code and broadcast) was about 115, and took 26
-//! vector instructions that waited for the data against 12 now.
+//! older than format 1.5, whose words come from two `mix64`s); the former
+//! shape (shift each loaded vector, mask, compare, `movemask` per block,
+//! word sets computed in scalar code and broadcast) was about 115, and
+//! took 26 vector instructions that waited for the data against 12 now.
 //!
 //! Measured on a shared 2-core AMD EPYC (Zen 5, 32 MiB L3) by `cargo xtask
 //! compare --filters counting,bloom`, runs of the former and this shape

@@ -19,9 +19,9 @@ pub type IdShape = (&'static str, fn(u64) -> u64);
 /// (`i << s`, as when ids carry a shard or type tag in their low bits),
 /// byte-swapped and bit-reversed ids, and ids put through a single multiply
 /// (Fibonacci hashing by the golden ratio φ, rustc's FxHash constant),
-/// with and without an xor-fold. A filter's own mix must spread each of
-/// them as it spreads random hashes; each broke some mix that was tried
-/// (the filters' docs say which). Distinct ids below 2^20 give distinct
+/// with and without an xor-fold, and squares. A filter's own mix must
+/// spread each of them as it spreads random hashes; several broke mixes
+/// that were tried (the filters' docs say which). Distinct ids below 2^20 give distinct
 /// values in every shape (`i << 44` wraps above).
 pub const STRUCTURED_IDS: [IdShape; 14] = [
     ("i << 8", |i| i << 8),
