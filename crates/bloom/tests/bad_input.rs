@@ -3,7 +3,7 @@
 
 use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder, Error};
 use filter_core::format::{CHECKSUM_BYTES, HEADER_BYTES, reseal};
-use filter_core::testing::{BAD_RATES, keys};
+use filter_core::testing::{BAD_RATES, header, keys};
 
 fn name_of(e: &Error) -> &'static str {
     match e {
@@ -459,9 +459,6 @@ fn wrong_kind_and_wrong_hasher_are_refused() {
     assert!(BlockedBloomFilter::from_bytes(b"MFLT").is_err());
 }
 
-/// Bytes 10..12 of the header, the flags.
-const FLAGS_AT: usize = 10;
-
 #[test]
 fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
     // Every flag bit set in turn, resealed past the checksum: the blocked
@@ -475,15 +472,9 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
     let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
     keys::members(1, 60).iter().for_each(|k| classic.insert(k));
     assert_eq!(classic.probe_sequence(), ProbeSequence::Folded);
-    let flag = |bytes: &[u8], flags: u16| {
-        let mut flagged = bytes.to_vec();
-        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());
-        reseal(&mut flagged);
-        flagged
-    };
     for (bytes, is_classic) in [(classic.to_bytes(), true), (blocked_bytes(), false)] {
         for bit in 0..16 {
-            let flagged = flag(&bytes, 1 << bit);
+            let flagged = header::with_flags(&bytes, 1 << bit);
             let known = ProbeSequence::ALL
                 .into_iter()
                 .find(|s| s.header_flags() == 1 << bit);
@@ -509,7 +500,7 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
             );
         }
     }
-    let both = flag(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
+    let both = header::with_flags(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
     let err = BloomFilter::from_bytes(&both).map(drop).unwrap_err();
     assert!(
         err.to_string().contains("name two probe sequences"),

@@ -4,8 +4,9 @@
 use bloom::BloomFilter;
 use bloom::ProbeSequence;
 use filter_core::format::{
-    FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, FORMAT_MINOR, reseal,
+    FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, FORMAT_MINOR,
 };
+use filter_core::testing::header;
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -30,17 +31,15 @@ fn members() -> impl Iterator<Item = String> {
 
 #[test]
 fn format_1_0_bytes_load_with_linear_probes() {
-    assert_eq!(FORMAT_1_0[6..8], [0, 0], "the fixture is format 1.0");
+    assert_eq!(header::minor(FORMAT_1_0), 0, "the fixture is format 1.0");
     let filter = BloomFilter::from_bytes_with_hasher(FORMAT_1_0, StableHasher::default()).unwrap();
     assert_eq!((filter.bits(), filter.hashes()), (1438, 10));
     assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
     assert!(members().all(|k| filter.contains(&k)));
     // Read with the cubic sequence, which a new filter of this size uses,
     // most members would be missing: the flag is what keeps them.
-    let mut misread = FORMAT_1_0.to_vec();
-    misread[10] = FLAG_CUBIC_PROBES as u8;
-    misread[6] = 1; // format 1.0 has no flags: claim 1.1
-    reseal(&mut misread);
+    // (Format 1.0 has no flags, so the forgery claims 1.1.)
+    let misread = header::forged(FORMAT_1_0, 1, FLAG_CUBIC_PROBES);
     let misread = BloomFilter::from_bytes_with_hasher(&misread, StableHasher::default()).unwrap();
     let found = members().filter(|k| misread.contains(k)).count();
     assert!(found < 50, "{found}");
@@ -59,11 +58,8 @@ fn new_small_filters_are_flagged_cubic_and_do_not_combine_with_linear_ones() {
     let bytes = new.to_bytes();
     // Written by the current minor version (4), flag set: a 1.0 reader
     // refuses these bytes.
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_CUBIC_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_CUBIC_PROBES);
     let loaded = BloomFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
     assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
     assert!(members().all(|k| loaded.contains(&k)));
@@ -96,20 +92,15 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_combine_with_cubic_ones() 
     let bytes = new.to_bytes();
     // A 1.2 reader refuses bytes with this flag, and this reader refuses it
     // in bytes that claim 1.2 (filter-core's format tests).
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_HASHED_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_HASHED_PROBES);
     let loaded = BloomFilter::from_bytes_with_hasher(&bytes, StableHasher::default()).unwrap();
     assert_eq!(loaded, new);
     assert!(loaded.contains("the only key"));
 
     // The same bytes flagged cubic: same shape, other positions. Combining
     // them would lose the key, so both operations refuse.
-    let mut cubic_bytes = bytes.clone();
-    cubic_bytes[10..12].copy_from_slice(&FLAG_CUBIC_PROBES.to_le_bytes());
-    reseal(&mut cubic_bytes);
+    let cubic_bytes = header::with_flags(&bytes, FLAG_CUBIC_PROBES);
     let mut cubic =
         BloomFilter::from_bytes_with_hasher(&cubic_bytes, StableHasher::default()).unwrap();
     assert_eq!(cubic.probe_sequence(), ProbeSequence::Cubic);
@@ -126,17 +117,18 @@ fn large_filters_are_flagged_folded() {
     let filter = BloomFilter::with_fpr(100_000, 0.01).unwrap();
     assert_eq!(filter.probe_sequence(), ProbeSequence::Folded);
     let bytes = filter.to_bytes();
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_FOLDED_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_FOLDED_PROBES);
 }
 
 #[test]
 fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
-    assert_eq!(FORMAT_1_3_LINEAR[6..8], [3, 0], "the fixture is format 1.3");
-    assert_eq!(FORMAT_1_3_LINEAR[10..12], [0, 0], "and sets no flag");
+    assert_eq!(
+        header::minor(FORMAT_1_3_LINEAR),
+        3,
+        "the fixture is format 1.3"
+    );
+    assert_eq!(header::flags(FORMAT_1_3_LINEAR), 0, "and sets no flag");
     let keys: Vec<String> = (0..1000).map(|i| format!("key-{i}")).collect();
     let load =
         |bytes: &[u8]| BloomFilter::from_bytes_with_hasher(bytes, StableHasher::default()).unwrap();
@@ -146,10 +138,7 @@ fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
     assert!(keys.iter().all(|k| old.contains(k)));
     // Read with the folded sequence, most members would be missing: the
     // absent flag is what keeps them.
-    let mut misread = FORMAT_1_3_LINEAR.to_vec();
-    misread[6] = 4;
-    misread[10..12].copy_from_slice(&FLAG_FOLDED_PROBES.to_le_bytes());
-    reseal(&mut misread);
+    let misread = header::forged(FORMAT_1_3_LINEAR, 4, FLAG_FOLDED_PROBES);
     let misread = load(&misread);
     assert_eq!(misread.probe_sequence(), ProbeSequence::Folded);
     let found = keys.iter().filter(|k| misread.contains(k)).count();
@@ -167,8 +156,8 @@ fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
     // claims the current minor).
     let bytes = old.to_bytes();
     assert_eq!(
-        (&bytes[6..8], &bytes[10..12]),
-        (&FORMAT_MINOR.to_le_bytes()[..], &[0, 0][..])
+        (header::minor(&bytes), header::flags(&bytes)),
+        (FORMAT_MINOR, 0)
     );
     let again = load(&bytes);
     assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
@@ -198,16 +187,18 @@ fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
     // FLAG_CUBIC_PROBES set (and resealed) loaded as a cubic filter and
     // lost most of its members (see the misread above); now the header is
     // refused as corrupt.
-    let mut lie = FORMAT_1_0.to_vec();
-    lie[10] = FLAG_CUBIC_PROBES as u8;
-    reseal(&mut lie);
+    let lie = header::with_flags(FORMAT_1_0, FLAG_CUBIC_PROBES);
     let err = BloomFilter::from_bytes_with_hasher(&lie, StableHasher::default()).unwrap_err();
     assert!(err.to_string().contains("format version 1.0"), "{err}");
 }
 
 #[test]
 fn format_1_2_bytes_of_a_now_hashed_shape_load_cubic() {
-    assert_eq!(FORMAT_1_2_CUBIC[6..8], [2, 0], "the fixture is format 1.2");
+    assert_eq!(
+        header::minor(FORMAT_1_2_CUBIC),
+        2,
+        "the fixture is format 1.2"
+    );
     let old =
         BloomFilter::from_bytes_with_hasher(FORMAT_1_2_CUBIC, StableHasher::default()).unwrap();
     assert_eq!((old.bits(), old.hashes()), (91, 19));

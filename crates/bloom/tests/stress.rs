@@ -6,6 +6,7 @@
 use std::hash::BuildHasher;
 
 use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder};
+use filter_core::testing::header;
 
 /// SplitMix64: a seeded stream for the operation choices.
 struct Rng(u64);
@@ -233,9 +234,10 @@ fn classic_keeps_every_key_in_tiny_tables_of_every_sequence() {
     for sequence in bloom::ProbeSequence::ALL {
         for bits in [1u64, 2, 3, 64, 65, 1000] {
             for k in [1, 2, 7, 31] {
-                let mut bytes = BloomFilter::with_bits(bits, k).unwrap().to_bytes();
-                bytes[10..12].copy_from_slice(&sequence.header_flags().to_le_bytes());
-                filter_core::format::reseal(&mut bytes);
+                let bytes = header::with_flags(
+                    &BloomFilter::with_bits(bits, k).unwrap().to_bytes(),
+                    sequence.header_flags(),
+                );
                 let f = BloomFilter::from_bytes(&bytes).unwrap();
                 assert_eq!(f.probe_sequence(), sequence);
                 drive(

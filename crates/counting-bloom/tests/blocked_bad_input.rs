@@ -6,7 +6,7 @@ use counting_bloom::{
     MAX_BLOCKS,
 };
 use filter_core::format::{FLAG_FOLDED_PAIR, HEADER_BYTES, reseal};
-use filter_core::testing::BAD_RATES;
+use filter_core::testing::{BAD_RATES, header};
 
 type Blocked = BlockedCountingBloomFilter;
 
@@ -295,13 +295,6 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
     // then count and remove as any other; any two at once name two
     // sequences and are refused.
     use counting_bloom::ProbeSequence;
-    const FLAGS_AT: usize = 10;
-    let flag = |bytes: &[u8], flags: u16| {
-        let mut flagged = bytes.to_vec();
-        flagged[FLAGS_AT..FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());
-        reseal(&mut flagged);
-        flagged
-    };
     let mut blocked = Blocked::with_blocks(3, 6).unwrap();
     let mut classic = CountingBloomFilter::with_counters(100_000, 3).unwrap();
     for i in 0..60u64 {
@@ -310,7 +303,7 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
     }
     assert_eq!(classic.probe_sequence(), ProbeSequence::Folded);
     for bit in 0..16 {
-        let flagged = flag(&blocked.to_bytes(), 1 << bit);
+        let flagged = header::with_flags(&blocked.to_bytes(), 1 << bit);
         if 1 << bit == FLAG_FOLDED_PAIR {
             assert_eq!(flagged, blocked.to_bytes());
             assert_eq!(Blocked::from_bytes(&flagged).unwrap(), blocked);
@@ -321,7 +314,7 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
                 "blocked bit {bit}: {reason}"
             );
         }
-        let flagged = flag(&classic.to_bytes(), 1 << bit);
+        let flagged = header::with_flags(&classic.to_bytes(), 1 << bit);
         let loaded = CountingBloomFilter::from_bytes(&flagged);
         let known = ProbeSequence::ALL
             .into_iter()
@@ -342,7 +335,7 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
             );
         }
     }
-    let both = flag(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
+    let both = header::with_flags(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
     let reason = corrupt_reason_classic(CountingBloomFilter::from_bytes(&both));
     assert!(reason.contains("name two probe sequences"), "{reason}");
 }

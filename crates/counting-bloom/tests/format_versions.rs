@@ -5,8 +5,8 @@ use counting_bloom::ProbeSequence;
 use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
 use filter_core::format::{
     FLAG_CUBIC_PROBES, FLAG_FOLDED_PAIR, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES, FORMAT_MINOR,
-    reseal,
 };
+use filter_core::testing::header;
 use filter_core::testing::stable_hasher::StableHasher;
 
 /// Written by the format 1.0 code (commit 873cdea): `with_fpr(100, 0.001)`
@@ -36,17 +36,15 @@ fn load(bytes: &[u8]) -> CountingBloomFilter<StableHasher> {
 
 #[test]
 fn format_1_0_bytes_load_with_linear_probes() {
-    assert_eq!(FORMAT_1_0[6..8], [0, 0], "the fixture is format 1.0");
+    assert_eq!(header::minor(FORMAT_1_0), 0, "the fixture is format 1.0");
     let mut filter = load(FORMAT_1_0);
     assert_eq!((filter.counters(), filter.hashes()), (1438, 10));
     assert_eq!(filter.probe_sequence(), ProbeSequence::Linear);
     assert!(members().all(|k| filter.contains(&k) && filter.count(&k) >= 1));
     // Read with the cubic sequence, which a new filter of this size uses,
     // most members would be missing: the flag is what keeps them.
-    let mut misread = FORMAT_1_0.to_vec();
-    misread[10] = FLAG_CUBIC_PROBES as u8;
-    misread[6] = 1; // format 1.0 has no flags: claim 1.1
-    reseal(&mut misread);
+    // (Format 1.0 has no flags, so the forgery claims 1.1.)
+    let misread = header::forged(FORMAT_1_0, 1, FLAG_CUBIC_PROBES);
     let found = members().filter(|k| load(&misread).contains(k)).count();
     assert!(found < 50, "{found}");
     // Removing every member empties the table: the counts sit where the
@@ -71,11 +69,8 @@ fn new_small_filters_are_flagged_cubic_and_do_not_merge_with_linear_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Cubic);
     members().for_each(|k| new.insert(&k));
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_CUBIC_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_CUBIC_PROBES);
     let loaded = load(&bytes);
     assert_eq!(loaded.probe_sequence(), ProbeSequence::Cubic);
     assert!(members().all(|k| loaded.contains(&k)));
@@ -105,20 +100,15 @@ fn the_smallest_filters_are_flagged_hashed_and_do_not_merge_with_cubic_ones() {
     assert_eq!(new.probe_sequence(), ProbeSequence::Hashed);
     new.insert("the only item");
     let bytes = new.to_bytes();
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_HASHED_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_HASHED_PROBES);
     let loaded = load(&bytes);
     assert_eq!(loaded, new);
     assert_eq!(loaded.count("the only item"), 1);
 
     // The same bytes flagged cubic: same shape, other counters. A merge
     // would count the item on the wrong ones, so it is refused.
-    let mut cubic_bytes = bytes.clone();
-    cubic_bytes[10..12].copy_from_slice(&FLAG_CUBIC_PROBES.to_le_bytes());
-    reseal(&mut cubic_bytes);
+    let cubic_bytes = header::with_flags(&bytes, FLAG_CUBIC_PROBES);
     let mut cubic = load(&cubic_bytes);
     assert_eq!(cubic.probe_sequence(), ProbeSequence::Cubic);
     assert_ne!(cubic, new);
@@ -133,17 +123,18 @@ fn large_filters_are_flagged_folded() {
     let filter = CountingBloomFilter::with_fpr(100_000, 0.01).unwrap();
     assert_eq!(filter.probe_sequence(), ProbeSequence::Folded);
     let bytes = filter.to_bytes();
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(
-        u16::from_le_bytes([bytes[10], bytes[11]]),
-        FLAG_FOLDED_PROBES
-    );
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), FLAG_FOLDED_PROBES);
 }
 
 #[test]
 fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
-    assert_eq!(FORMAT_1_3_LINEAR[6..8], [3, 0], "the fixture is format 1.3");
-    assert_eq!(FORMAT_1_3_LINEAR[10..12], [0, 0], "and sets no flag");
+    assert_eq!(
+        header::minor(FORMAT_1_3_LINEAR),
+        3,
+        "the fixture is format 1.3"
+    );
+    assert_eq!(header::flags(FORMAT_1_3_LINEAR), 0, "and sets no flag");
     let keys: Vec<String> = (0..1000).map(|i| format!("key-{i}")).collect();
     let mut old = load(FORMAT_1_3_LINEAR);
     assert_eq!((old.counters(), old.hashes()), (9595, 7));
@@ -151,10 +142,7 @@ fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
     assert!(keys.iter().all(|k| old.count(k) >= 1));
     // Read with the folded sequence, most members would be missing: the
     // absent flag is what keeps them.
-    let mut misread = FORMAT_1_3_LINEAR.to_vec();
-    misread[6] = 4;
-    misread[10..12].copy_from_slice(&FLAG_FOLDED_PROBES.to_le_bytes());
-    reseal(&mut misread);
+    let misread = header::forged(FORMAT_1_3_LINEAR, 4, FLAG_FOLDED_PROBES);
     let misread = load(&misread);
     assert_eq!(misread.probe_sequence(), ProbeSequence::Folded);
     let found = keys.iter().filter(|k| misread.contains(k)).count();
@@ -172,8 +160,8 @@ fn format_1_3_bytes_of_a_now_folded_shape_load_linear() {
     // claims the current minor), and every item comes out of it.
     let bytes = old.to_bytes();
     assert_eq!(
-        (&bytes[6..8], &bytes[10..12]),
-        (&FORMAT_MINOR.to_le_bytes()[..], &[0, 0][..])
+        (header::minor(&bytes), header::flags(&bytes)),
+        (FORMAT_MINOR, 0)
     );
     let mut again = load(&bytes);
     assert_eq!(again.probe_sequence(), ProbeSequence::Linear);
@@ -203,9 +191,7 @@ fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
     // FLAG_CUBIC_PROBES set (and resealed) loaded as a cubic filter and
     // lost most of its members (see the misread above); now the header is
     // refused as corrupt.
-    let mut lie = FORMAT_1_0.to_vec();
-    lie[10] = FLAG_CUBIC_PROBES as u8;
-    reseal(&mut lie);
+    let lie = header::with_flags(FORMAT_1_0, FLAG_CUBIC_PROBES);
     let err =
         CountingBloomFilter::from_bytes_with_hasher(&lie, StableHasher::default()).unwrap_err();
     assert!(err.to_string().contains("format version 1.0"), "{err}");
@@ -213,7 +199,11 @@ fn format_1_0_bytes_that_set_the_cubic_flag_are_refused() {
 
 #[test]
 fn format_1_2_bytes_of_a_now_hashed_shape_load_cubic() {
-    assert_eq!(FORMAT_1_2_CUBIC[6..8], [2, 0], "the fixture is format 1.2");
+    assert_eq!(
+        header::minor(FORMAT_1_2_CUBIC),
+        2,
+        "the fixture is format 1.2"
+    );
     let mut old = load(FORMAT_1_2_CUBIC);
     assert_eq!((old.counters(), old.hashes()), (91, 19));
     assert_eq!(old.probe_sequence(), ProbeSequence::Cubic);
@@ -245,23 +235,19 @@ fn load_blocked(bytes: &[u8]) -> BlockedCountingBloomFilter<StableHasher> {
 
 #[test]
 fn blocked_format_1_4_bytes_load_with_their_old_words() {
-    let flags = |bytes: &[u8]| u16::from_le_bytes([bytes[10], bytes[11]]);
     assert_eq!(
-        BLOCKED_FORMAT_1_4[6..8],
-        [4, 0],
+        header::minor(BLOCKED_FORMAT_1_4),
+        4,
         "the fixture is format 1.4"
     );
-    assert_eq!(flags(BLOCKED_FORMAT_1_4), 0);
+    assert_eq!(header::flags(BLOCKED_FORMAT_1_4), 0);
     let mut old = load_blocked(BLOCKED_FORMAT_1_4);
     assert_eq!((old.blocks(), old.hashes()), (8, 5));
     assert!(members().all(|k| old.contains(&k) && old.count(&k) >= 1));
     // Read with the folded words of a new filter, most members would be
     // missing (each is then as likely found as any non-member, about 1 %):
     // the absent flag is what keeps them.
-    let mut misread = BLOCKED_FORMAT_1_4.to_vec();
-    misread[6] = 5;
-    misread[10..12].copy_from_slice(&FLAG_FOLDED_PAIR.to_le_bytes());
-    reseal(&mut misread);
+    let misread = header::forged(BLOCKED_FORMAT_1_4, 5, FLAG_FOLDED_PAIR);
     let found = members()
         .filter(|k| load_blocked(&misread).contains(k))
         .count();
@@ -274,7 +260,7 @@ fn blocked_format_1_4_bytes_load_with_their_old_words() {
             .unwrap();
     assert_eq!((new.blocks(), new.hashes()), (8, 5));
     members().for_each(|k| new.insert(&k));
-    assert_eq!(flags(&new.to_bytes()), FLAG_FOLDED_PAIR);
+    assert_eq!(header::flags(&new.to_bytes()), FLAG_FOLDED_PAIR);
     assert!(members().all(|k| load_blocked(&new.to_bytes()).contains(&k)));
     let err = old.merge(&new).unwrap_err();
     assert!(err.to_string().contains("pair mix"), "{err}");
@@ -286,8 +272,8 @@ fn blocked_format_1_4_bytes_load_with_their_old_words() {
     // claims the current minor), and every item comes out of it: removing
     // them all leaves every counter at zero.
     let bytes = old.to_bytes();
-    assert_eq!(bytes[6..8], FORMAT_MINOR.to_le_bytes());
-    assert_eq!(flags(&bytes), 0);
+    assert_eq!(header::minor(&bytes), FORMAT_MINOR);
+    assert_eq!(header::flags(&bytes), 0);
     let mut again = load_blocked(&bytes);
     assert_eq!(again, old);
     assert!(members().all(|k| again.remove(&k)));

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use counting_bloom::{BlockedCountingBloomFilter as Blocked, CountingBloomFilter};
 use filter_core::mix64;
+use filter_core::testing::header;
 
 /// A seeded stream of 64-bit words.
 struct Stream(u64);
@@ -181,9 +182,7 @@ fn tiny_tables_of_every_sequence_every_hash_count() {
         for counters in 1..=40 {
             for k in [1, 2, 3, 7, 16, 64] {
                 let built = CountingBloomFilter::with_counters(counters, k).unwrap();
-                let mut bytes = built.to_bytes();
-                bytes[10..12].copy_from_slice(&sequence.header_flags().to_le_bytes());
-                filter_core::format::reseal(&mut bytes);
+                let bytes = header::with_flags(&built.to_bytes(), sequence.header_flags());
                 let filter = CountingBloomFilter::from_bytes(&bytes).unwrap();
                 assert_eq!(filter.probe_sequence(), sequence);
                 run(

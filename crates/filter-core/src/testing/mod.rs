@@ -1,5 +1,7 @@
 //! Test support for the filter crates (feature `testing`).
 //!
+//! - [`header`]: the minor version and flags of serialized bytes, read and
+//!   forged, for the tests of format versions.
 //! - [`keys`]: seeded, reproducible keys; members and non-members disjoint by
 //!   construction, so a measured false-positive rate needs no exclusion step.
 //! - [`oracle`]: a quickcheck harness that drives a filter and a `HashMap` of
@@ -11,6 +13,7 @@
 //!
 //! Not part of the stable API: it exists for this workspace's tests.
 
+pub mod header;
 pub mod keys;
 pub mod oracle;
 pub mod stable_hasher;
