@@ -27,7 +27,12 @@ options:
   --out <dir>      output directory (default docs/ for the full run,
                    target/compare/ for runs given any other option, so they
                    never replace the report)
-  -h, --help       this text";
+  -h, --help       this text
+
+The build is the default one unless RUSTFLAGS says otherwise:
+RUSTFLAGS=\"-C target-cpu=native\" cargo xtask compare measures a build for
+this CPU, which moves some rows by a third (README, \"Compiling for your
+CPU\"); the report's SIMD row says which build made it.";
 
 /// What to measure and where to write it.
 #[derive(Debug, Clone)]
