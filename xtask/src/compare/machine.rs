@@ -133,3 +133,28 @@ fn utc_date() -> String {
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02} UTC")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SIMD row tells the two x86-64 builds apart: a test binary built
+    /// with `-C target-cpu=x86-64-v3` must say the kernels are inlined, a
+    /// default one that they are called (or portable, without AVX2).
+    #[test]
+    fn the_simd_row_names_how_this_build_was_compiled() {
+        let row = simd_build();
+        if cfg!(not(target_arch = "x86_64")) {
+            assert!(row.starts_with("portable kernels"), "{row}");
+        } else if cfg!(target_feature = "avx2") {
+            assert!(row.starts_with("compiled for AVX2"), "{row}");
+            assert!(row.ends_with("inlined"), "{row}");
+        } else {
+            assert!(row.starts_with("baseline x86-64 build"), "{row}");
+            assert!(
+                row.ends_with("called, not inlined") || row.ends_with("portable kernels"),
+                "{row}"
+            );
+        }
+    }
+}
