@@ -64,10 +64,11 @@
 //! report's memory floor: the instructions that wait for the blocks, more
 //! than the loads. A scratch loop over 4M member keys of a 49 MB table
 //! (p = 1 %, six rounds in rotating order, ns per key) took 19–27 to load
-//! the two blocks as four 32-byte vectors and nothing else, 31–43 once the four ANDs, four compares, three ORs and the test
-//! of this kernel waited on those loads, 40–54 for the whole lookup compiled
-//! into the loop, and 48–70 for the lookup as the crate calls it (the
-//! floor's own loop, one 8-byte read per block: 20–26). Adding 48
+//! the two blocks as four 32-byte vectors and nothing else, 31–43 once the
+//! four ANDs, four compares, three ORs and the test of this kernel waited
+//! on those loads, 40–54 for the whole lookup compiled into the loop, and
+//! 48–70 for the lookup as the crate calls it (the floor's own loop, one
+//! 8-byte read per block: 20–26). Adding 48
 //! independent integer instructions per key cost the floor's loop 0–3 ns
 //! and the lookup 16–24: a key's instructions that wait on memory hold the
 //! core's window, so fewer keys are in flight. `contains_batch`, which
