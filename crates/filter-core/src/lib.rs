@@ -74,9 +74,11 @@
 //! - **No `%` and no power-of-two tables.** [`reduce`] maps a hash to any
 //!   range with one multiply, so tables are sized to what the target rate
 //!   needs, not to the next power of two.
-//! - **One `unsafe` block**, the prefetch hint in [`prefetch`](mod@prefetch):
-//!   a hint never faults and never changes a result, and batched lookups
-//!   measured up to four times faster with it (see [`batch`]).
+//! - **Two `unsafe` blocks**, each paid for by a measurement: the prefetch
+//!   hint in [`prefetch`](mod@prefetch) (a hint never faults and never
+//!   changes a result, and batched lookups measured up to four times faster
+//!   with it), and the call into a batch's loop compiled for AVX2, made only
+//!   after checking the CPU has it (see [`batch`], "Chunks").
 //! - **The reader distrusts its input.** Every length is checked against the
 //!   bytes present before allocating; see [`format`](mod@format).
 //!
@@ -90,6 +92,7 @@
 #![deny(unsafe_code)]
 
 pub mod batch;
+mod chunk;
 mod error;
 pub mod format;
 pub mod hash;

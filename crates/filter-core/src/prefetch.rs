@@ -1,4 +1,5 @@
-//! A software prefetch hint: the one place this crate uses `unsafe`.
+//! A software prefetch hint: one of the two places this crate uses `unsafe`
+//! (the other is the call into a batch's AVX2 loop).
 //!
 //! A lookup in a table larger than the cache waits for memory, and the CPU
 //! overlaps only the misses it can see coming: those of the few lookups its
