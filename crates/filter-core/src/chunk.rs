@@ -54,46 +54,28 @@ where
     if prefetch {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a `Vector` exists, so this CPU has AVX2.
-        return unsafe { avx2::answer_prefetched(filter, hashes, ring, pending, answers) };
+        return unsafe { avx2::answer_next::<true, F, I>(filter, hashes, ring, pending, answers) };
         #[cfg(not(target_arch = "x86_64"))]
-        return answer_prefetched(filter, hashes, ring, pending, answers);
+        return answer_next_body::<true, F, I>(filter, hashes, ring, pending, answers);
     }
     #[cfg(target_arch = "x86_64")]
     // SAFETY: as above.
-    return unsafe { avx2::answer(filter, hashes, answers) };
+    return unsafe { avx2::answer_next::<false, F, I>(filter, hashes, ring, pending, answers) };
     #[cfg(not(target_arch = "x86_64"))]
-    answer(filter, hashes, answers)
+    answer_next_body::<false, F, I>(filter, hashes, ring, pending, answers)
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{LOOKAHEAD, Lookahead};
 
-    /// [`answer`](super::answer) compiled for AVX2.
+    /// [`answer_next_body`](super::answer_next_body) compiled for AVX2.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn answer<F, I>(
-        filter: &F,
-        hashes: &mut I,
-        answers: &mut [bool; LOOKAHEAD],
-    ) -> usize
-    where
-        F: Lookahead + ?Sized,
-        I: Iterator<Item = u64>,
-    {
-        super::answer(filter, hashes, answers)
-    }
-
-    /// [`answer_prefetched`](super::answer_prefetched) compiled for AVX2.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn answer_prefetched<F, I>(
+    pub(super) unsafe fn answer_next<const PREFETCH: bool, F, I>(
         filter: &F,
         hashes: &mut I,
         ring: &mut [u64; LOOKAHEAD],
@@ -104,7 +86,29 @@ mod avx2 {
         F: Lookahead + ?Sized,
         I: Iterator<Item = u64>,
     {
-        super::answer_prefetched(filter, hashes, ring, pending, answers)
+        super::answer_next_body::<PREFETCH, F, I>(filter, hashes, ring, pending, answers)
+    }
+}
+
+/// The work of [`answer_next`], one copy per mode (`PREFETCH`, a constant so
+/// that each copy has only its own loop), inlined into the function compiled
+/// for AVX2.
+#[inline(always)]
+fn answer_next_body<const PREFETCH: bool, F, I>(
+    filter: &F,
+    hashes: &mut I,
+    ring: &mut [u64; LOOKAHEAD],
+    pending: &mut usize,
+    answers: &mut [bool; LOOKAHEAD],
+) -> usize
+where
+    F: Lookahead + ?Sized,
+    I: Iterator<Item = u64>,
+{
+    if PREFETCH {
+        answer_prefetched(filter, hashes, ring, pending, answers)
+    } else {
+        answer(filter, hashes, answers)
     }
 }
 
