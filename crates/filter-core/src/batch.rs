@@ -44,11 +44,13 @@
 //! at a time and answers them in one call to a loop compiled for AVX2,
 //! into which the source iterator (the caller's hashing included) and the
 //! filter's lookup are inlined: the compiler may use AVX2 throughout, and a
-//! filter's AVX2 kernel is inlined instead of called once per key. Where the filter prefetches, the loop keeps the ring's
-//! order exactly: each lookup comes after the prefetches of the
-//! [`LOOKAHEAD`] − 1 hashes that follow it. [`Iterator::fold`] (behind `count`, `collect`, `for_each`)
-//! takes the answers a chunk at a time; `next` hands them out one by one.
-//! The answers are those of `lookup_hash`, key by key, either way.
+//! filter's AVX2 kernel is inlined instead of called once per key. Where
+//! the filter prefetches, the loop keeps the ring's order exactly: each
+//! lookup comes after the prefetches of the [`LOOKAHEAD`] − 1 hashes that
+//! follow it. [`Iterator::fold`] (behind `count`, `sum` and `for_each`)
+//! takes the answers a chunk at a time; `next` (behind `for` loops, `zip`
+//! and `collect`) hands them out one by one. The answers are those of
+//! `lookup_hash`, key by key, either way.
 //!
 //! Measured on a shared 2-core AMD EPYC (Zen 5) in a default build, three
 //! runs of `cargo xtask compare --n 100k,1M --fpr 0.01` alternating with
@@ -149,9 +151,10 @@ pub struct Batch<'f, F: ?Sized, I> {
     /// as it is taken and the ring stays empty.
     prefetch: bool,
     /// `Some` if lookups are answered a chunk at a time ([`chunk`]). Then
-    /// the ring holds the next chunk, prefetched, from index 0 (`head`
-    /// stays 0), and `answers[next_answer..answered]` are the answers
-    /// computed but not yet returned.
+    /// the ring holds the hashes taken and prefetched but not answered,
+    /// oldest at index 0 (`head` stays 0), and
+    /// `answers[next_answer..answered]` are the answers computed but not yet
+    /// returned.
     chunked: Option<chunk::Vector>,
     answers: [bool; LOOKAHEAD],
     next_answer: usize,
@@ -257,8 +260,8 @@ impl<F: Lookahead + ?Sized, I: Iterator<Item = u64>> Iterator for Batch<'_, F, I
     }
 
     /// Answers all that is left; in chunked mode a chunk at a time, without
-    /// the per-answer bookkeeping of [`next`](Self::next) (`count`,
-    /// `collect` and `for_each` come here).
+    /// the per-answer bookkeeping of [`next`](Self::next) (`count`, `sum`
+    /// and `for_each` come here).
     #[inline]
     fn fold<B, G: FnMut(B, bool) -> B>(self, init: B, mut f: G) -> B {
         if let Some(vector) = self.chunked {
@@ -514,9 +517,10 @@ mod tests {
                 }
                 batch.for_each(|answer| answers.push(answer));
                 assert_eq!(answers, expected, "{at}, {len} hashes, next then fold");
-                // Every hash was looked up once, in order, and, where the
-                // filter prefetches, prefetched once, before the lookups of
-                // the 31 hashes before it (as many as there were).
+                // Every hash was looked up once per batch, in order, and,
+                // where the filter prefetches, prefetched once, with the 31
+                // hashes after it (as many as there were) prefetched before
+                // its lookup.
                 let log = filter.log.borrow();
                 let lookups: Vec<u64> = log.iter().filter(|e| e.0 == 'l').map(|e| e.1).collect();
                 let twice: Vec<u64> = (0..len as u64).chain(0..len as u64).collect();

@@ -97,8 +97,8 @@
 //!   costs more than the prefetch saves (prefetched, 1M keys: 0.6–1.0 ns
 //!   slower). On CPUs with AVX2, a batch of any size answers 32 queries at
 //!   a time in a loop compiled for it
-//!   ([chunks](filter_core::batch#chunks)), which took a third off each
-//!   lookup at 1M keys.
+//!   ([chunks](filter_core::batch#chunks)), which took a fifth to a third
+//!   off each lookup at 1M keys.
 //! - **One small `unsafe` block, paid for by a measurement:** unchecked
 //!   indexing of the three lookups (`table.rs`), which made lookups ~10 %
 //!   faster at 10^6 keys. (The prefetch hint, once this crate's second, is
