@@ -6,11 +6,11 @@
 //!
 //! Why `unsafe` here: calling a function compiled for AVX2 is only sound on
 //! a CPU that has it. [`Vector::detect`] checks, once per batch, and only
-//! it makes a [`Vector`], which every call into the loop takes; so the one
-//! `unsafe` block, the call, needs no promise from its callers. The loop
-//! itself does nothing unsafe: it calls the filter's own `lookup_hash` and
-//! `prefetch_hash`, key by key, in the order a batch answering one key per
-//! call would.
+//! it makes a [`Vector`], which every call into the loop takes; so the
+//! `unsafe` blocks, the calls (one per mode), need no promise from their
+//! callers. The loop itself does nothing unsafe: it calls the filter's own
+//! `lookup_hash` and `prefetch_hash`, key by key, in the order a batch
+//! answering one key per call would.
 
 #![allow(unsafe_code)]
 
