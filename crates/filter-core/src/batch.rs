@@ -152,10 +152,11 @@ pub struct Batch<'f, F: ?Sized, I> {
     prefetch: bool,
     /// `Some` if lookups are answered a chunk at a time ([`chunk`]). Then
     /// the ring holds the hashes taken and prefetched but not answered,
-    /// oldest at index 0 (`head` stays 0), and
-    /// `answers[next_answer..answered]` are the answers computed but not yet
-    /// returned.
+    /// oldest at index 0 (`head` stays 0).
     chunked: Option<chunk::Vector>,
+    /// `answers[next_answer..answered]` are the answers computed but not
+    /// yet returned: up to a chunk's when chunked, at most one when only
+    /// prefetching, none otherwise (both counts stay 0).
     answers: [bool; LOOKAHEAD],
     next_answer: usize,
     answered: usize,
@@ -199,6 +200,38 @@ impl<'f, F: Lookahead + ?Sized, I: Iterator<Item = u64>> Batch<'f, F, I> {
         self.answered != 0
     }
 
+    /// For `next`, when no answer is ready and the batch is chunked or
+    /// prefetches: puts the next answers in `answers[..answered]` and sets
+    /// `next_answer` to 0; `false` once the source is exhausted. Chunked, it
+    /// answers a chunk; otherwise it takes one step of the ring (top it up,
+    /// answer the oldest hash). Out of line: see `next`.
+    #[inline(never)]
+    fn refill_answers(&mut self) -> bool {
+        if let Some(vector) = self.chunked {
+            return self.answer_next_chunk(vector);
+        }
+        // Top the ring up: a full ring at the start, then one hash per
+        // answer, until the source runs dry and the ring drains.
+        while self.pending < LOOKAHEAD {
+            let Some(hash) = self.hashes.next() else {
+                break;
+            };
+            self.filter.prefetch_hash(hash);
+            self.ring[(self.head + self.pending) % LOOKAHEAD] = hash;
+            self.pending += 1;
+        }
+        if self.pending == 0 {
+            return false;
+        }
+        let hash = self.ring[self.head];
+        self.head = (self.head + 1) % LOOKAHEAD;
+        self.pending -= 1;
+        self.answers[0] = self.filter.lookup_hash(hash);
+        self.next_answer = 0;
+        self.answered = 1;
+        true
+    }
+
     /// [`Iterator::fold`] in chunked mode (`vector`): the answers left of
     /// the current chunk, then a chunk at a time.
     #[inline(never)]
@@ -227,36 +260,27 @@ impl<F: Lookahead + ?Sized, I: Iterator<Item = u64>> Iterator for Batch<'_, F, I
 
     #[inline]
     fn next(&mut self) -> Option<bool> {
-        if let Some(vector) = self.chunked {
-            if self.next_answer == self.answered && !self.answer_next_chunk(vector) {
+        // Only the two common steps are inline, so that `next` stays small
+        // enough for the compiler to inline into the caller's loop: a lookup
+        // without prefetching, or an answer already computed. When `next`
+        // was one function with the rest, the compiler called it once per
+        // answer: in a scratch program (1M keys, the default hasher) a `for`
+        // loop over a batch took 5.4 ns per key in `BlockedBloomFilter`
+        // against 4.3–4.4 now, 7.2–7.4 against 5.4–6.0 in `Xor8` and
+        // 9.1 against 7.2 in `CuckooFilter` (not chunked at that size).
+        if self.next_answer == self.answered {
+            if self.chunked.is_none() && !self.prefetch {
+                // Straight through: the ring's bookkeeping measured 13–45 %
+                // slower than plain lookups in cache-resident tables.
+                return self.hashes.next().map(|hash| self.filter.lookup_hash(hash));
+            }
+            if !self.refill_answers() {
                 return None;
             }
-            let answer = self.answers.get(self.next_answer).copied();
-            self.next_answer += 1;
-            return answer;
         }
-        if !self.prefetch {
-            // Straight through: the ring's bookkeeping measured 13–45 %
-            // slower than plain lookups in cache-resident tables.
-            return self.hashes.next().map(|hash| self.filter.lookup_hash(hash));
-        }
-        // Top the ring up: a full ring at the start, then one hash per
-        // answer, until the source runs dry and the ring drains.
-        while self.pending < LOOKAHEAD {
-            let Some(hash) = self.hashes.next() else {
-                break;
-            };
-            self.filter.prefetch_hash(hash);
-            self.ring[(self.head + self.pending) % LOOKAHEAD] = hash;
-            self.pending += 1;
-        }
-        if self.pending == 0 {
-            return None;
-        }
-        let hash = self.ring[self.head];
-        self.head = (self.head + 1) % LOOKAHEAD;
-        self.pending -= 1;
-        Some(self.filter.lookup_hash(hash))
+        let answer = self.answers.get(self.next_answer).copied();
+        self.next_answer += 1;
+        answer
     }
 
     /// Answers all that is left; in chunked mode a chunk at a time, without
