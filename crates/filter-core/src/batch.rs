@@ -266,8 +266,8 @@ impl<F: Lookahead + ?Sized, I: Iterator<Item = u64>> Iterator for Batch<'_, F, I
         // was one function with the rest, the compiler called it once per
         // answer: in a scratch program (1M keys, the default hasher) a `for`
         // loop over a batch took 5.4 ns per key in `BlockedBloomFilter`
-        // against 4.3–4.4 now, 7.2–7.4 against 5.4–6.0 in `Xor8` and
-        // 9.1 against 7.2 in `CuckooFilter` (not chunked at that size).
+        // against 4.1–4.4 now, 7.1–7.4 against 5.4–6.0 in `Xor8` and
+        // 9.1 against 7.1–7.3 in `CuckooFilter` (not chunked at that size).
         if self.next_answer == self.answered {
             if self.chunked.is_none() && !self.prefetch {
                 // Straight through: the ring's bookkeeping measured 13–45 %
