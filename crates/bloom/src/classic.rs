@@ -516,13 +516,13 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
 /// loaded (a miss in a table in DRAM then usually costs two cache lines, not
 /// k); without, all k are loaded and tested without a branch.
 ///
-/// The tested bits are counted, not ANDed together: summed, `(word >> p) &
-/// 1` compiles to `bt` and `adc` on x86-64, where ANDing needs the word
-/// shifted by a variable count, `shr r, cl`, which on Intel cores is two
-/// micro-ops and needs the count moved into `cl` (BMI2's `shrx` would not,
-/// but a default build targets CPUs without it). On a 2-core Intel Xeon
-/// (AVX-512, 2 MiB L2 per core), lookups at 10^6 keys took 7.6 ns instead of
-/// 8.8 at 1 % and 14.5 instead of 15.5 at 0.1 % (medians of three
+/// The bits tested without a branch are counted, not ANDed together: summed,
+/// `(word >> p) & 1` compiles to `bt` and `adc` on x86-64, where ANDing
+/// needs the word shifted by a variable count, `shr r, cl`, which on Intel
+/// cores is two micro-ops and needs the count moved into `cl` (BMI2's `shrx`
+/// would not, but a default build targets CPUs without it). On a 2-core
+/// Intel Xeon (AVX-512, 2 MiB L2 per core), lookups at 10^6 keys took 7.6 ns
+/// instead of 8.8 at 1 % and 14.5 instead of 15.5 at 0.1 % (medians of three
 /// alternating runs of `cargo xtask compare --n 1M --filters
 /// BloomFilter,fastbloom`).
 #[inline(always)]
