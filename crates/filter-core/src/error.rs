@@ -69,6 +69,25 @@ pub enum Error {
     )]
     HasherMismatch,
 
+    /// The bytes were written by a filter of one
+    /// [`HashQuality`](crate::HashQuality) and are loaded as a filter of the
+    /// other: one mixes each hash before taking positions from it, the other
+    /// takes them from the hash as it is.
+    ///
+    /// The same key has other positions under the two, so loading anyway
+    /// would answer `false` for items that were inserted. Load the bytes as
+    /// the type that wrote them (`stored`).
+    #[error(
+        "hash quality mismatch: the bytes are of a filter of {stored}, loaded as one of {expected}; \
+         the two take other positions from the same hash, so loading would give false negatives"
+    )]
+    HashQualityMismatch {
+        /// The quality the bytes were written with (`AnyHashes` or `UniformHashes`).
+        stored: &'static str,
+        /// The quality of the type they were loaded as.
+        expected: &'static str,
+    },
+
     /// Two filters cannot be combined (`union`, `intersect`, `merge`) because
     /// their shapes differ.
     #[error("filters are incompatible: {parameter} differs ({left} vs {right})")]

@@ -4,12 +4,13 @@
 //! offset  size  field
 //! 0       4     magic, the ASCII bytes "MFLT"
 //! 4       2     format major version (u16), currently 1
-//! 6       2     format minor version (u16), currently 5
+//! 6       2     format minor version (u16), currently 6
 //! 8       2     filter kind (u16, see FilterKind)
 //! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1), bit 1
 //!                    FLAG_MIXED_OFFSETS (1.2), bit 2 FLAG_HASHED_PROBES
 //!                    (1.3), bit 3 FLAG_FOLDED_PROBES (1.4), bit 4
-//!                    FLAG_FOLDED_PAIR (1.5); others are 0
+//!                    FLAG_FOLDED_PAIR (1.5), bit 5 FLAG_UNIFORM_HASHES
+//!                    (1.6); others are 0
 //! 12      32    hasher probe: 4 × u64, the hashes of fixed keys under the filter's hasher
 //! 44      ...   body: the filter's parameters, then its tables (layout per filter kind)
 //! end-8   8     checksum: XXH64 (seed 0) of every byte before it
@@ -43,7 +44,8 @@ pub const FORMAT_MAJOR: u16 = 1;
 /// - 1.3: adds [`FLAG_HASHED_PROBES`], likewise.
 /// - 1.4: adds [`FLAG_FOLDED_PROBES`], likewise.
 /// - 1.5: adds [`FLAG_FOLDED_PAIR`], likewise.
-pub const FORMAT_MINOR: u16 = 5;
+/// - 1.6: adds [`FLAG_UNIFORM_HASHES`], likewise.
+pub const FORMAT_MINOR: u16 = 6;
 /// Header flag, bit 0 (format 1.1): the filter's positions follow
 /// [`ProbeSequence::Cubic`](crate::ProbeSequence::Cubic) rather than the
 /// linear sequence of format 1.0. Only [`FilterKind::Bloom`] and
@@ -115,6 +117,17 @@ pub const FLAG_FOLDED_PROBES: u16 = 8;
 /// counters they were built with, and makes older readers refuse these
 /// bytes.
 pub const FLAG_FOLDED_PAIR: u16 = 16;
+/// Header flag, bit 5 (format 1.6): the filter takes its positions from each
+/// hash as it is, without mixing it first: a filter whose hash quality is
+/// [`UniformHashes`](crate::UniformHashes) (see
+/// [`hash_quality`](crate::hash_quality)). The filters that offer that
+/// choice set it; bytes without it are of [`AnyHashes`](crate::AnyHashes).
+///
+/// Why a flag: the same key has other positions under the two, so bytes must
+/// load only as the type that wrote them
+/// ([`HashQuality::check_flags`](crate::HashQuality::check_flags)), and
+/// older readers, which would mix, must refuse them.
+pub const FLAG_UNIFORM_HASHES: u16 = 32;
 /// Bytes before the body: magic, versions, kind, flags, probe.
 pub const HEADER_BYTES: usize = 44;
 /// Bytes after the body: the checksum.
@@ -370,6 +383,7 @@ impl<'a> ByteReader<'a> {
             (FLAG_HASHED_PROBES, 3),
             (FLAG_FOLDED_PROBES, 4),
             (FLAG_FOLDED_PAIR, 5),
+            (FLAG_UNIFORM_HASHES, 6),
         ] {
             if minor < since && flags & flag != 0 {
                 return Err(Error::corrupt(format_args!(
@@ -777,12 +791,13 @@ mod tests {
                 .contains("flag 0x0002 in format version 1.1, which predates it"),
             "{err}"
         );
-        // Likewise the 1.3, 1.4 and 1.5 flags in bytes that claim the minor
+        // Likewise the 1.3 to 1.6 flags in bytes that claim the minor
         // before theirs.
         for (flag, since) in [
             (FLAG_HASHED_PROBES, 3),
             (FLAG_FOLDED_PROBES, 4),
             (FLAG_FOLDED_PAIR, 5),
+            (FLAG_UNIFORM_HASHES, 6),
         ] {
             let mut w = ByteWriter::with_flags(FilterKind::Bloom, &probe, 8, flag);
             w.u64(7);

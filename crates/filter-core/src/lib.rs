@@ -96,6 +96,7 @@ mod chunk;
 mod error;
 pub mod format;
 pub mod hash;
+pub mod hash_quality;
 pub mod memory;
 mod occupancy;
 pub mod prefetch;
@@ -107,6 +108,7 @@ mod traits;
 
 pub use error::Error;
 pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
+pub use hash_quality::{AnyHashes, HashQuality, UniformHashes};
 pub use probes::{
     BRANCH_FREE_MAX_BYTES, CUBIC_MAX_CELLS_PER_2K, CubicProbes, HASHED_MAX_LOG2_BASE, HashedProbes,
     LinearProbes, ProbeSequence,
