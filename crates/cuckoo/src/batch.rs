@@ -9,12 +9,13 @@
 
 use std::hash::{BuildHasher, Hash};
 
+use filter_core::HashQuality;
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_ahead, remove_ahead};
 
 use crate::table::SLOTS;
 use crate::{CuckooFilter, Error};
 
-impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> Lookahead for CuckooFilter<S, Q> {
     /// Both buckets' windows, each by its first and its last byte: the
     /// 8-byte load of a window crosses into the next cache line for 7 of
     /// every 64 start bytes, and then needs both lines. Measured at 10M
@@ -73,7 +74,7 @@ impl<S: BuildHasher> Lookahead for CuckooFilter<S> {
     }
 }
 
-impl<S: BuildHasher> CuckooFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
     /// buckets of the items 32 ahead already requested from memory

@@ -3,25 +3,29 @@
 //! `docs/format-cuckoo.md`.
 
 use std::hash::BuildHasher;
+use std::marker::PhantomData;
 
-use filter_core::format::{ByteReader, ByteWriter, FLAG_MIXED_OFFSETS, FilterKind};
-use filter_core::{Error, HasherProbe};
+use filter_core::format::{
+    ByteReader, ByteWriter, FLAG_MIXED_OFFSETS, FLAG_UNIFORM_HASHES, FilterKind,
+};
+use filter_core::{AnyHashes, Error, HashQuality, HasherProbe};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
 use crate::table::{Offsets, SLOTS, Table};
 
-impl<S: BuildHasher> CuckooFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
     /// The filter as bytes: parameters, item count, victim slot, eviction
     /// generator state and the packed table, so that a reloaded filter
     /// answers, inserts and evicts exactly as this one would.
     pub fn to_bytes(&self) -> Vec<u8> {
         let table = self.table.bytes();
-        let flags = match self.table.offsets() {
+        let offsets = match self.table.offsets() {
             Offsets::Mixed => FLAG_MIXED_OFFSETS,
             Offsets::Golden => 0,
         };
+        let flags = offsets | Q::flags();
         let mut w = ByteWriter::with_flags(
             FilterKind::Cuckoo,
             &HasherProbe::of(&self.hasher),
@@ -38,24 +42,26 @@ impl<S: BuildHasher> CuckooFilter<S> {
         w.finish()
     }
 
-    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
-    /// with `hasher`.
+    /// Loads a filter of hash quality `Q` written by
+    /// [`to_bytes`](Self::to_bytes), to be queried with `hasher`: the
+    /// loader for filters of [`UniformHashes`](filter_core::UniformHashes),
+    /// whose type the `quality` argument names
+    /// ([`from_bytes_with_hasher`](CuckooFilter::from_bytes_with_hasher) is
+    /// this with [`AnyHashes`]).
     ///
     /// # Errors
     ///
-    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
-    /// writer's; [`Error::Corrupt`] naming the field for anything malformed:
-    /// truncation, a changed bit, a width outside 4..=16, a bucket count that
-    /// does not match the table, bits set past the last bucket, an item count
-    /// that differs from the occupied slots, a victim outside the table or
-    /// beside a free slot of its own buckets.
-    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+    /// [`Error::HashQualityMismatch`] when the bytes are of a filter of the
+    /// other quality; otherwise as
+    /// [`from_bytes_with_hasher`](CuckooFilter::from_bytes_with_hasher).
+    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, _quality: Q) -> Result<Self, Error> {
         let (mut r, flags) = ByteReader::open_with_flags(
             bytes,
             FilterKind::Cuckoo,
             &HasherProbe::of(&hasher),
-            FLAG_MIXED_OFFSETS,
+            FLAG_MIXED_OFFSETS | FLAG_UNIFORM_HASHES,
         )?;
+        Q::check_flags(flags)?;
         // Bytes without the flag (format 1.0 and 1.1) keep the offsets they
         // were built with.
         let offsets = if flags & FLAG_MIXED_OFFSETS != 0 {
@@ -137,6 +143,27 @@ impl<S: BuildHasher> CuckooFilter<S> {
             },
             rng: SplitMix64::from_seed(rng_state.to_le_bytes()),
             hasher,
+            quality: PhantomData,
         })
+    }
+}
+
+impl<S: BuildHasher> CuckooFilter<S> {
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
+    /// with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// writer's; [`Error::HashQualityMismatch`] when the bytes are of a
+    /// filter of [`UniformHashes`](filter_core::UniformHashes) (load those
+    /// with [`from_bytes_with_quality`](CuckooFilter::from_bytes_with_quality));
+    /// [`Error::Corrupt`] naming the field for anything malformed:
+    /// truncation, a changed bit, a width outside 4..=16, a bucket count that
+    /// does not match the table, bits set past the last bucket, an item count
+    /// that differs from the occupied slots, a victim outside the table or
+    /// beside a free slot of its own buckets.
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
     }
 }

@@ -2,8 +2,12 @@
 //! slot), lookup and removal.
 
 use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
 
-use filter_core::{DefaultHashBuilder, Error, reduce, sizing};
+use filter_core::hash_quality::not_empty;
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, HashQuality, UniformHashes, reduce, sizing,
+};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
@@ -116,12 +120,15 @@ pub(crate) struct Victim {
 /// set first. Removing an item the filter reports absent is always safe: it
 /// returns `false` and changes nothing.
 #[derive(Clone)]
-pub struct CuckooFilter<S = DefaultHashBuilder> {
+pub struct CuckooFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     pub(crate) table: Table,
     pub(crate) len: usize,
     pub(crate) victim: Victim,
     pub(crate) rng: SplitMix64,
     pub(crate) hasher: S,
+    /// Whether [`locate`](Self::locate) mixes the hash: a type, so the
+    /// choice costs nothing at run time.
+    pub(crate) quality: PhantomData<Q>,
 }
 
 impl CuckooFilter<DefaultHashBuilder> {
@@ -393,9 +400,64 @@ impl<S: BuildHasher> CuckooFilter<S> {
             },
             rng: SplitMix64::seed_from_u64(EVICTION_SEED),
             hasher,
+            quality: PhantomData,
         })
     }
 
+    /// This filter, which must be empty, as one of [`UniformHashes`]: one
+    /// that takes each hash as it is, without mixing it first.
+    ///
+    /// Lookups get about a quarter faster (absent keys at 10^6 keys and 1 %:
+    /// 3.6 → 2.6–2.8 ns on a 2-core AMD EPYC, `cargo xtask compare`, three
+    /// alternating runs), inserts and removes a little. In exchange every
+    /// hash the filter sees, through its hasher or a `*_hash` method, must
+    /// be uniform: the output of a good hasher, such as the default one.
+    /// Structured values (sequential ids, ids shifted into the high bits)
+    /// then crowd into a few buckets and share fingerprints, so inserts may
+    /// fail with [`Error::Full`] far below capacity and the rate may exceed
+    /// its target; no item is ever lost either way. See
+    /// [`filter_core::hash_quality`] for the trade-off.
+    ///
+    /// The choice is part of the filter's bytes: load them with
+    /// [`from_bytes_with_quality`](CuckooFilter::from_bytes_with_quality).
+    ///
+    /// ```
+    /// use cuckoo::{CuckooFilter, UniformHashes};
+    ///
+    /// let mut sessions = CuckooFilter::with_fpr(10_000, 0.01)?.assume_uniform_hashes()?;
+    /// sessions.insert("7f3a-session")?;
+    /// assert!(sessions.contains("7f3a-session"));
+    ///
+    /// let bytes = sessions.to_bytes();
+    /// let hasher = cuckoo::DefaultHashBuilder::default();
+    /// let loaded = CuckooFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
+    /// assert!(loaded.contains("7f3a-session"));
+    /// // Bytes of one quality never load as the other.
+    /// assert!(CuckooFilter::from_bytes(&bytes).is_err());
+    /// # Ok::<(), cuckoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] if the filter holds any item: its
+    /// fingerprints sit where the mixed hashes put them, and the filter
+    /// would look for them elsewhere.
+    pub fn assume_uniform_hashes(self) -> Result<CuckooFilter<S, UniformHashes>, Error> {
+        if self.len != 0 {
+            return Err(not_empty("assume_uniform_hashes", self.len));
+        }
+        Ok(CuckooFilter {
+            table: self.table,
+            len: 0,
+            victim: self.victim,
+            rng: self.rng,
+            hasher: self.hasher,
+            quality: PhantomData,
+        })
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
     /// Adds one copy of `item`.
     ///
     /// # Errors
@@ -442,10 +504,17 @@ impl<S: BuildHasher> CuckooFilter<S> {
     }
 
     /// The bucket and fingerprint of a raw 64-bit key hash (see
-    /// `position.rs`).
+    /// `position.rs`): mixed first, unless the filter's hashes are
+    /// [`UniformHashes`].
     #[inline]
     pub(crate) fn locate(&self, hash: u64) -> (usize, u64) {
-        let position = Position::of(hash);
+        // A constant of the type: one of the two arms is compiled, and the
+        // default type pays nothing for the option.
+        let position = if Q::UNIFORM {
+            Position::as_is(hash)
+        } else {
+            Position::of(hash)
+        };
         (
             reduce(position.bucket_word, self.table.buckets()),
             self.table.fingerprint(position.fingerprint_word),
@@ -787,6 +856,24 @@ pub(crate) fn checked_bytes(
 #[cfg(all(test, target_pointer_width = "64"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uniform_hashes_locate_by_the_hash_as_it_is() {
+        let any = CuckooFilter::with_buckets(1000, 12).unwrap();
+        let uniform = CuckooFilter::with_buckets(1000, 12)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        let mut differ = 0;
+        for i in 0..1000u64 {
+            let h = filter_core::mix64(i);
+            let expected = (reduce(h, 1000), filter_core::fingerprint(h, 12));
+            assert_eq!(uniform.locate(h), expected, "hash {h:#x}");
+            // The default mixes first, so it lands elsewhere almost always.
+            differ += usize::from(any.locate(h) != expected);
+        }
+        assert!(differ > 990, "{differ}");
+    }
 
     #[test]
     fn widening_thresholds_are_the_documented_ones() {

@@ -64,6 +64,22 @@ impl Position {
     }
 }
 
+impl Position {
+    /// The position words of a hash used as it is, for filters of
+    /// [`UniformHashes`](filter_core::UniformHashes): the bucket is taken from
+    /// the high bits of `hash` (which [`reduce`](filter_core::reduce) reads)
+    /// and the fingerprint from its low 32 bits, which are independent of
+    /// each other when `hash` is uniform. Nothing else makes them so: that
+    /// is the promise `UniformHashes` asks of the caller.
+    #[inline]
+    pub(crate) fn as_is(hash: u64) -> Position {
+        Position {
+            bucket_word: hash,
+            fingerprint_word: hash,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,11 @@
 use std::fmt;
 use std::hash::BuildHasher;
 
-use filter_core::HasherProbe;
+use filter_core::{HashQuality, HasherProbe};
 
 use crate::filter::CuckooFilter;
 
-impl<S> fmt::Debug for CuckooFilter<S> {
+impl<S, Q: HashQuality> fmt::Debug for CuckooFilter<S, Q> {
     /// The shape and fill, not the table: a table can be gigabytes, and a
     /// `{:?}` in a log line should not print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -18,6 +18,7 @@ impl<S> fmt::Debug for CuckooFilter<S> {
             .field("fingerprint_bits", &self.table.fingerprint_bits())
             .field("is_full", &(self.victim.fingerprint != 0))
             .field("memory_bytes", &self.table.memory_bytes())
+            .field("hash_quality", &Q::NAME)
             .finish_non_exhaustive()
     }
 }
@@ -28,7 +29,7 @@ impl<S> fmt::Debug for CuckooFilter<S> {
 /// integers alone compare too): then their
 /// [`to_bytes`](CuckooFilter::to_bytes) are equal as well. Equal filters
 /// answer every query alike and stay equal under the same operations.
-impl<S: BuildHasher> PartialEq for CuckooFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> PartialEq for CuckooFilter<S, Q> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len
             && self.victim == other.victim
@@ -38,4 +39,4 @@ impl<S: BuildHasher> PartialEq for CuckooFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Eq for CuckooFilter<S> {}
+impl<S: BuildHasher, Q: HashQuality> Eq for CuckooFilter<S, Q> {}

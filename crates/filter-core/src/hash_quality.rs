@@ -29,14 +29,14 @@
 //! from such a hasher. It does not hold for ids, counters, addresses or
 //! anything else with structure: given those, a filter that trusts its
 //! hashes may exceed its false-positive target many times over, and a
-//! cuckoo filter may report [`Error::Full`](crate::Error::Full) far below
-//! its capacity. It never gives a false negative either way.
+//! cuckoo filter may report [`Error::Full`] far below its capacity. It
+//! never gives a false negative either way.
 //!
 //! The choice is part of a filter's type and of its bytes (header flag
-//! [`FLAG_UNIFORM_HASHES`](crate::format::FLAG_UNIFORM_HASHES)), because
+//! [`FLAG_UNIFORM_HASHES`]), because
 //! the same hash gives other positions under the two: bytes written by one
 //! load only as the same, and anything else is refused with
-//! [`Error::HashQualityMismatch`](crate::Error::HashQualityMismatch).
+//! [`Error::HashQualityMismatch`].
 //!
 //! Why a type parameter and not a field: a field would be tested on every
 //! lookup, and that branch measured 0.1–0.15 ns of the 1 ns the mixer

@@ -55,6 +55,14 @@ fn chart_error(e: impl std::fmt::Display) -> super::Error {
 
 /// Draws every chart into `dir`; returns their paths.
 pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
+    // The default types only: a row of `UniformHashes` shares its family,
+    // colour and crate with the default's, and the tables show it.
+    let defaults: Vec<Row> = rows
+        .iter()
+        .filter(|r| !r.entry.uniform_hashes)
+        .cloned()
+        .collect();
+    let rows = defaults.as_slice();
     let paths: Vec<PathBuf> = FILES.iter().map(|(f, _)| dir.join(f)).collect();
     fpr_chart(&paths[0], rows).map_err(chart_error)?;
     bar_chart(

@@ -27,6 +27,8 @@ pub(crate) struct Entry {
     pub(crate) krate: &'static str,
     pub(crate) family: Family,
     pub(crate) peer: bool,
+    /// Built with `UniformHashes` (see [`Subject::UNIFORM_HASHES`]).
+    pub(crate) uniform_hashes: bool,
     pub(crate) hasher: &'static str,
     pub(crate) dynamic: bool,
     pub(crate) remove: bool,
@@ -49,6 +51,7 @@ pub(crate) fn entry<S: Subject>() -> Entry {
         krate: S::CRATE,
         family: S::FAMILY,
         peer: S::PEER,
+        uniform_hashes: S::UNIFORM_HASHES,
         hasher: S::HASHER,
         dynamic: S::DYNAMIC,
         remove: S::REMOVE,

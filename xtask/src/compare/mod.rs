@@ -39,6 +39,7 @@ mod measure;
 mod options;
 mod ours;
 mod peers;
+mod quality;
 mod report;
 mod row;
 mod small_report;

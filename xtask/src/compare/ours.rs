@@ -6,8 +6,11 @@
 
 use filter_core::sizing::{BlockLayout, blocked_bloom_fpr, bloom_fpr};
 
+use filter_core::{AnyHashes, UniformHashes};
+
 use super::Result;
 use super::measure::{Entry, entry};
+use super::quality::Quality;
 use super::subject::{Family, Subject, Target, build_error, shared_build};
 use super::workload::Cheap64;
 
@@ -19,6 +22,7 @@ pub(crate) fn entries() -> Vec<Entry> {
         entry::<Counting>(),
         entry::<BlockedCounting>(),
         entry::<Cuckoo>(),
+        entry::<Cuckoo<UniformHashes>>(),
         entry::<Xor8>(),
         entry::<Xor16>(),
         entry::<BinaryFuse8>(),
@@ -313,11 +317,12 @@ impl Subject for BlockedCounting {
     }
 }
 
-/// `cuckoo::CuckooFilter`.
-pub(crate) struct Cuckoo(cuckoo::CuckooFilter<Cheap64>);
+/// `cuckoo::CuckooFilter`, of either hash quality.
+pub(crate) struct Cuckoo<Q: Quality = AnyHashes>(cuckoo::CuckooFilter<Cheap64, Q>);
 
-impl Subject for Cuckoo {
-    const NAME: &'static str = "CuckooFilter";
+impl<Q: Quality> Subject for Cuckoo<Q> {
+    const NAME: &'static str = Q::CUCKOO;
+    const UNIFORM_HASHES: bool = Q::UNIFORM;
     const CRATE: &'static str = "cuckoo";
     const FAMILY: Family = Family::Cuckoo;
     const PEER: bool = false;
@@ -327,11 +332,11 @@ impl Subject for Cuckoo {
     const SIZED: bool = true;
 
     fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = cuckoo::CuckooFilter::with_fpr_and_hasher(
+        let mut f = Q::cuckoo(cuckoo::CuckooFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         for k in keys {
             f.insert(k).map_err(|e| build_error(Self::NAME, e))?;
         }
@@ -339,11 +344,11 @@ impl Subject for Cuckoo {
     }
     const BATCH_INSERT: bool = true;
     fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = cuckoo::CuckooFilter::with_fpr_and_hasher(
+        let mut f = Q::cuckoo(cuckoo::CuckooFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         f.insert_batch(keys)
             .map_err(|e| build_error(Self::NAME, e))?;
         Ok(Cuckoo(f))

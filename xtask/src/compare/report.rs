@@ -479,6 +479,7 @@ mod tests {
                 krate: if peer { "peer" } else { "ours" },
                 family: Family::Bloom,
                 peer,
+                uniform_hashes: false,
                 hasher: "none",
                 dynamic: true,
                 remove: false,

@@ -53,6 +53,11 @@ pub(crate) trait Subject: Sized {
     const REMOVE: bool;
     /// Sized by a target rate (one row per requested rate) or fixed.
     const SIZED: bool;
+    /// One of ours built with `UniformHashes`: it takes each hash as it is,
+    /// as the peers do, where the default mixes it first (see
+    /// `quality.rs`). Shown in the tables, left out of the advice and the
+    /// charts.
+    const UNIFORM_HASHES: bool = false;
     /// The built table depends only on the keys (no thread-local RNG), so
     /// its space and FPR are reproducible from the seed.
     const DETERMINISTIC: bool = true;
