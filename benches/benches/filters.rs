@@ -136,6 +136,14 @@ fn cuckoo(c: &mut Criterion) {
     batched_inserts(c, "CuckooFilter", insert_all(new), batched);
     removes(c, "CuckooFilter", insert_all(new));
     batched_removes(c, "CuckooFilter", insert_all(new), remove_batch!());
+    // The same filter taking the default hasher's (uniform) output as it is,
+    // without mixing it again.
+    let new = |n| {
+        let filter = cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
+        filter.assume_uniform_hashes().expect("a new filter is empty")
+    };
+    lookups(c, "CuckooFilter<UniformHashes>", insert_all(new));
+    removes(c, "CuckooFilter<UniformHashes>", insert_all(new));
 }
 
 fn xor_filter(c: &mut Criterion) {
