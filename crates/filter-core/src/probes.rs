@@ -330,6 +330,15 @@ impl LinearProbes {
         Self::from_start(folded_product(hash), len)
     }
 
+    /// As [`new`](Self::new), with x = `hash` itself, unmixed: the start
+    /// of [`ProbeSequence::Linear`] and [`ProbeSequence::Folded`] in a
+    /// filter of [`UniformHashes`](crate::UniformHashes), whose hashes are
+    /// spread already, so that the mix would only delay the first load.
+    #[inline(always)]
+    pub fn from_uniform_hash(hash: u64, len: usize) -> Self {
+        Self::from_start(hash, len)
+    }
+
     /// The probes whose first value, before reduction, is `x`; the step is
     /// x rotated by 32 bits, salted.
     #[inline(always)]
@@ -425,7 +434,20 @@ impl CubicProbes {
     /// `len = 0` every probe is 0, which no table can hold.
     #[inline(always)]
     pub fn new(hash: u64, len: usize) -> Self {
-        let x = mix64(hash);
+        Self::from_start(mix64(hash), len)
+    }
+
+    /// As [`new`](Self::new), with x = `hash` itself, unmixed, as
+    /// [`LinearProbes::from_uniform_hash`]: for a filter of
+    /// [`UniformHashes`](crate::UniformHashes).
+    #[inline(always)]
+    pub fn from_uniform_hash(hash: u64, len: usize) -> Self {
+        Self::from_start(hash, len)
+    }
+
+    /// The probes whose first value, before reduction, is `x`.
+    #[inline(always)]
+    fn from_start(x: u64, len: usize) -> Self {
         let z = x.wrapping_mul(BEND_MULTIPLIER);
         CubicProbes {
             next: x,
@@ -478,7 +500,23 @@ impl HashedProbes {
     /// `len = 0` every probe is 0, which no table can hold.
     #[inline(always)]
     pub fn new(hash: u64, len: usize) -> Self {
-        let LinearProbes { next, step, len } = LinearProbes::new(hash, len);
+        Self::from_linear(LinearProbes::new(hash, len))
+    }
+
+    /// As [`new`](Self::new), with x = `hash` itself, unmixed, as
+    /// [`LinearProbes::from_uniform_hash`]: for a filter of
+    /// [`UniformHashes`](crate::UniformHashes). Each probe is still mixed,
+    /// since that mix makes the probes of one key independent of each
+    /// other, which a uniform hash alone does not.
+    #[inline(always)]
+    pub fn from_uniform_hash(hash: u64, len: usize) -> Self {
+        Self::from_linear(LinearProbes::from_uniform_hash(hash, len))
+    }
+
+    /// The linear sequence's values, to be mixed one by one.
+    #[inline(always)]
+    fn from_linear(linear: LinearProbes) -> Self {
+        let LinearProbes { next, step, len } = linear;
         HashedProbes { next, step, len }
     }
 }
@@ -639,6 +677,36 @@ mod tests {
                         assert_eq!(p, expected, "{sequence:?} len {len} hash {hash} j {j}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn uniform_starts_skip_only_the_first_mix() {
+        // Given the value the mixing constructors would start from, the
+        // uniform ones probe the same cells: they differ in x alone, and
+        // the hashed sequence keeps mixing each probe.
+        let take = |probes: &mut dyn Iterator<Item = usize>| probes.take(30).collect::<Vec<_>>();
+        for len in [1usize, 96, 1000, 9_585_059] {
+            for hash in [0u64, 7, 0xDEAD_BEEF, u64::MAX] {
+                let x = mix64(hash);
+                assert_eq!(
+                    take(&mut LinearProbes::from_uniform_hash(x, len)),
+                    take(&mut LinearProbes::new(hash, len))
+                );
+                assert_eq!(
+                    take(&mut CubicProbes::from_uniform_hash(x, len)),
+                    take(&mut CubicProbes::new(hash, len))
+                );
+                assert_eq!(
+                    take(&mut HashedProbes::from_uniform_hash(x, len)),
+                    take(&mut HashedProbes::new(hash, len))
+                );
+                let folded = folded_product(hash);
+                assert_eq!(
+                    take(&mut LinearProbes::from_uniform_hash(folded, len)),
+                    take(&mut LinearProbes::folded(hash, len))
+                );
             }
         }
     }
