@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{
-    BRANCH_FREE_MAX_BYTES, CubicProbes, DefaultHashBuilder, Error, Filter, HashedProbes, Insert,
-    LinearProbes, ProbeSequence,
+    AnyHashes, BRANCH_FREE_MAX_BYTES, DefaultHashBuilder, Error, Filter, HashQuality, Insert,
+    ProbeSequence, UniformHashes,
 };
 use fixedbitset::FixedBitSet;
 
 use crate::BloomFilter;
 use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_probe};
+use crate::quality;
 
 /// A classic Bloom filter that many threads can insert into at once:
 /// [`BloomFilter`] with its bits in atomic words, so that
@@ -23,6 +24,7 @@ use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_prob
 ///
 /// It is the same filter, bit for bit: the same size, probes and sizing
 /// as [`BloomFilter`] (9.59 bits per key at 1 %, 14.38 at 0.1 %), the
+/// same hash quality `Q` (see [`BloomFilter`]'s "Hash quality"), the
 /// same bytes, and conversions both ways ([`From`], and
 /// [`to_bloom_filter`](Self::to_bloom_filter) for a snapshot). Inserting
 /// the same keys in any order, from any threads, sets the same bits,
@@ -93,7 +95,7 @@ use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_prob
 /// assert_eq!(snapshot.to_bytes(), seen.to_bytes());
 /// # Ok::<(), bloom::Error>(())
 /// ```
-pub struct AtomicBloomFilter<S = DefaultHashBuilder> {
+pub struct AtomicBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     /// The bit array, laid out as `fixedbitset`'s: bit `i` is bit
     /// `i % WORD_BITS` of word `i / WORD_BITS`, `bits.div_ceil(WORD_BITS)`
     /// words.
@@ -103,6 +105,8 @@ pub struct AtomicBloomFilter<S = DefaultHashBuilder> {
     hashes: u32,
     sequence: ProbeSequence,
     hasher: S,
+    /// Where probes start, as [`BloomFilter`]'s field of the same name.
+    quality: Q,
 }
 
 impl AtomicBloomFilter<DefaultHashBuilder> {
@@ -181,6 +185,7 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
             hashes,
             sequence: ProbeSequence::for_table(len, hashes),
             hasher,
+            quality: AnyHashes,
         })
     }
 
@@ -192,7 +197,49 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        BloomFilter::from_bytes_with_hasher(bytes, hasher).map(Self::from)
+        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
+    }
+
+    /// The same filter with hash quality [`UniformHashes`], as
+    /// [`BloomFilter::assume_uniform_hashes`]. Takes the filter by value,
+    /// so no thread can be inserting while it is checked for emptiness.
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::assume_uniform_hashes`]: when a bit is set.
+    pub fn assume_uniform_hashes(self) -> Result<AtomicBloomFilter<S, UniformHashes>, Error> {
+        if self.words.iter().any(|w| w.load(Ordering::Relaxed) != 0) {
+            let estimate = BloomFilter::from(self).estimated_len();
+            return Err(quality::not_empty(estimate));
+        }
+        let AtomicBloomFilter {
+            words,
+            bits,
+            hashes,
+            sequence,
+            hasher,
+            quality: AnyHashes,
+        } = self;
+        Ok(AtomicBloomFilter {
+            words,
+            bits,
+            hashes,
+            sequence,
+            hasher,
+            quality: UniformHashes,
+        })
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
+    /// As [`BloomFilter::from_bytes_with_quality`]: loads the bytes of a
+    /// filter of hash quality `Q`, plain or atomic, with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::from_bytes_with_quality`].
+    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
+        BloomFilter::from_bytes_with_quality(bytes, hasher, quality).map(Self::from)
     }
 
     /// Adds `item`, through a shared reference. Never fails.
@@ -229,10 +276,10 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     pub fn insert_unique_hash(&self, hash: u64) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => self.set_bits(LinearProbes::new(hash, len)),
-            ProbeSequence::Folded => self.set_bits(LinearProbes::folded(hash, len)),
-            ProbeSequence::Cubic => self.set_bits(CubicProbes::new(hash, len)),
-            ProbeSequence::Hashed => self.set_bits(HashedProbes::new(hash, len)),
+            ProbeSequence::Linear => self.set_bits(quality::linear::<Q>(hash, len)),
+            ProbeSequence::Folded => self.set_bits(quality::folded::<Q>(hash, len)),
+            ProbeSequence::Cubic => self.set_bits(quality::cubic::<Q>(hash, len)),
+            ProbeSequence::Hashed => self.set_bits(quality::hashed::<Q>(hash, len)),
         }
     }
 
@@ -251,10 +298,10 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     fn test_hash(&self, hash: u64, early_exit: bool) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => self.test_bits(LinearProbes::new(hash, len), early_exit),
-            ProbeSequence::Folded => self.test_bits(LinearProbes::folded(hash, len), early_exit),
-            ProbeSequence::Cubic => self.test_bits(CubicProbes::new(hash, len), early_exit),
-            ProbeSequence::Hashed => self.test_bits(HashedProbes::new(hash, len), early_exit),
+            ProbeSequence::Linear => self.test_bits(quality::linear::<Q>(hash, len), early_exit),
+            ProbeSequence::Folded => self.test_bits(quality::folded::<Q>(hash, len), early_exit),
+            ProbeSequence::Cubic => self.test_bits(quality::cubic::<Q>(hash, len), early_exit),
+            ProbeSequence::Hashed => self.test_bits(quality::hashed::<Q>(hash, len), early_exit),
         }
     }
 
@@ -306,7 +353,7 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     /// Keys inserted while it runs may be saved in part; every insert that
     /// happened before the call is saved whole.
     pub fn to_bytes(&self) -> Vec<u8> {
-        crate::encoding::classic_bytes(
+        crate::encoding::classic_bytes::<Q>(
             &self.hasher,
             self.bits as u64,
             self.hashes,
@@ -355,12 +402,18 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     /// offers what this type does not: [`union`](BloomFilter::union),
     /// [`estimated_len`](BloomFilter::estimated_len) and the other fill
     /// estimates, batched lookups.
-    pub fn to_bloom_filter(&self) -> BloomFilter<S>
+    pub fn to_bloom_filter(&self) -> BloomFilter<S, Q>
     where
         S: Clone,
     {
         let table = FixedBitSet::with_capacity_and_blocks(self.bits, self.snapshot_words());
-        BloomFilter::from_parts(table, self.hashes, self.sequence, self.hasher.clone())
+        BloomFilter::from_parts(
+            table,
+            self.hashes,
+            self.sequence,
+            self.hasher.clone(),
+            self.quality,
+        )
     }
 
     /// The bits as they are now, word by word.
@@ -372,9 +425,9 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> From<BloomFilter<S>> for AtomicBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> From<BloomFilter<S, Q>> for AtomicBloomFilter<S, Q> {
     /// The same filter, its bits copied into atomic words.
-    fn from(filter: BloomFilter<S>) -> Self {
+    fn from(filter: BloomFilter<S, Q>) -> Self {
         AtomicBloomFilter {
             words: filter
                 .words()
@@ -385,34 +438,42 @@ impl<S: BuildHasher> From<BloomFilter<S>> for AtomicBloomFilter<S> {
             hashes: filter.hashes,
             sequence: filter.sequence,
             hasher: filter.hasher,
+            quality: filter.quality,
         }
     }
 }
 
-impl<S: BuildHasher> From<AtomicBloomFilter<S>> for BloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> From<AtomicBloomFilter<S, Q>> for BloomFilter<S, Q> {
     /// The same filter, its bits copied out of the atomic words (which
     /// nobody else can be writing: the filter is moved).
-    fn from(filter: AtomicBloomFilter<S>) -> Self {
+    fn from(filter: AtomicBloomFilter<S, Q>) -> Self {
         let bits = filter.bits;
         let words = filter.words.into_iter().map(AtomicUsize::into_inner);
         let table = FixedBitSet::with_capacity_and_blocks(bits, words);
-        BloomFilter::from_parts(table, filter.hashes, filter.sequence, filter.hasher)
+        BloomFilter::from_parts(
+            table,
+            filter.hashes,
+            filter.sequence,
+            filter.hasher,
+            filter.quality,
+        )
     }
 }
 
-impl<S> fmt::Debug for AtomicBloomFilter<S> {
+impl<S, Q: HashQuality> fmt::Debug for AtomicBloomFilter<S, Q> {
     /// The shape, not the bits, as [`BloomFilter`]'s `Debug`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AtomicBloomFilter")
             .field("bits", &self.bits)
             .field("hashes", &self.hashes)
             .field("probe_sequence", &self.sequence)
+            .field("hash_quality", &self.quality)
             .field("memory_bytes", &size_of_val(&*self.words))
             .finish_non_exhaustive()
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for AtomicBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for AtomicBloomFilter<S, Q> {
     fn contains(&self, item: &T) -> bool {
         AtomicBloomFilter::contains(self, item)
     }
@@ -422,7 +483,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for AtomicBloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for AtomicBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for AtomicBloomFilter<S, Q> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         AtomicBloomFilter::insert(self, item);
         Ok(())

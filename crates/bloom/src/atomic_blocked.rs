@@ -6,7 +6,9 @@ use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use filter_core::sizing;
-use filter_core::{DefaultHashBuilder, Error, Filter, Insert};
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, Insert, UniformHashes,
+};
 
 use crate::BlockedBloomFilter;
 use crate::block::{BLOCK_BITS, BLOCK_HASHES, Block, LANE_BITS, LANES, Probe, masks};
@@ -63,6 +65,7 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 ///
 /// It is the same filter, bit for bit: the same size and bits per key as
 /// [`BlockedBloomFilter`] (10.53 bits per key at 1 %, 16.89 at 0.1 %), the
+/// same hash quality `Q` (see [`BlockedBloomFilter`]'s "Hash quality"), the
 /// same block and lane bits for every key, the same bytes, and conversions
 /// both ways ([`From`], and
 /// [`to_blocked_bloom_filter`](Self::to_blocked_bloom_filter) for a
@@ -144,12 +147,15 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 /// assert_eq!(snapshot.to_bytes(), seen.to_bytes());
 /// # Ok::<(), bloom::Error>(())
 /// ```
-pub struct AtomicBlockedBloomFilter<S = DefaultHashBuilder> {
+pub struct AtomicBlockedBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     blocks: Box<[AtomicBlock]>,
     hasher: S,
     /// How lookups and inserts run on this CPU: not state, since every
     /// kernel sets and reads the same bits.
     kernel: Kernel,
+    /// Where a key's bits go, as [`BlockedBloomFilter`]'s field of the
+    /// same name.
+    quality: Q,
 }
 
 impl AtomicBlockedBloomFilter<DefaultHashBuilder> {
@@ -219,6 +225,7 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
             blocks: table.into_boxed_slice(),
             hasher,
             kernel: Kernel::detect(),
+            quality: AnyHashes,
         })
     }
 
@@ -230,7 +237,49 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        BlockedBloomFilter::from_bytes_with_hasher(bytes, hasher).map(Self::from)
+        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
+    }
+
+    /// The same filter with hash quality [`UniformHashes`], as
+    /// [`BlockedBloomFilter::assume_uniform_hashes`]. Takes the filter by
+    /// value, so no thread can be inserting while it is checked for
+    /// emptiness.
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::assume_uniform_hashes`]: when a bit is set.
+    pub fn assume_uniform_hashes(
+        self,
+    ) -> Result<AtomicBlockedBloomFilter<S, UniformHashes>, Error> {
+        let set = |block: &AtomicBlock| block.load() != Block::default();
+        if self.blocks.iter().any(set) {
+            let estimate = BlockedBloomFilter::from(self).estimated_len();
+            return Err(crate::quality::not_empty(estimate));
+        }
+        let AtomicBlockedBloomFilter {
+            blocks,
+            hasher,
+            kernel,
+            quality: AnyHashes,
+        } = self;
+        Ok(AtomicBlockedBloomFilter {
+            blocks,
+            hasher,
+            kernel,
+            quality: UniformHashes,
+        })
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
+    /// As [`BlockedBloomFilter::from_bytes_with_quality`]: loads the bytes
+    /// of a filter of hash quality `Q`, plain or atomic, with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::from_bytes_with_quality`].
+    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
+        BlockedBloomFilter::from_bytes_with_quality(bytes, hasher, quality).map(Self::from)
     }
 
     /// Adds `item`, through a shared reference. Never fails.
@@ -265,13 +314,13 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline]
     pub fn insert_unique_hash(&self, hash: u64) -> bool {
-        simd::atomic_insert(self.kernel, &self.blocks, hash)
+        simd::atomic_insert::<Q>(self.kernel, &self.blocks, hash)
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        simd::atomic_contains(self.kernel, &self.blocks, hash)
+        simd::atomic_contains::<Q>(self.kernel, &self.blocks, hash)
     }
 
     /// The filter's bytes in the shared format, the same as
@@ -282,7 +331,7 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     /// happened before the call is saved whole.
     pub fn to_bytes(&self) -> Vec<u8> {
         let lanes: Vec<u32> = self.blocks.iter().flat_map(|b| b.load().0).collect();
-        crate::encoding::blocked_bytes(&self.hasher, &lanes)
+        crate::encoding::blocked_bytes::<Q>(&self.hasher, &lanes)
     }
 
     /// Forgets every key. Takes `&mut self`: a clear racing an insert could
@@ -324,48 +373,56 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     /// [`union`](BlockedBloomFilter::union),
     /// [`estimated_len`](BlockedBloomFilter::estimated_len) and the other
     /// fill estimates, batched lookups.
-    pub fn to_blocked_bloom_filter(&self) -> BlockedBloomFilter<S>
+    pub fn to_blocked_bloom_filter(&self) -> BlockedBloomFilter<S, Q>
     where
         S: Clone,
     {
         let blocks = self.blocks.iter().map(AtomicBlock::load).collect();
-        BlockedBloomFilter::from_parts(blocks, self.hasher.clone())
+        BlockedBloomFilter::from_parts(blocks, self.hasher.clone(), self.quality)
     }
 }
 
-impl<S: BuildHasher> From<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> From<BlockedBloomFilter<S, Q>>
+    for AtomicBlockedBloomFilter<S, Q>
+{
     /// The same filter, its blocks copied into atomic words.
-    fn from(filter: BlockedBloomFilter<S>) -> Self {
+    fn from(filter: BlockedBloomFilter<S, Q>) -> Self {
         AtomicBlockedBloomFilter {
             blocks: filter.blocks.iter().map(AtomicBlock::new).collect(),
             hasher: filter.hasher,
             kernel: Kernel::detect(),
+            quality: filter.quality,
         }
     }
 }
 
-impl<S: BuildHasher> From<AtomicBlockedBloomFilter<S>> for BlockedBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> From<AtomicBlockedBloomFilter<S, Q>>
+    for BlockedBloomFilter<S, Q>
+{
     /// The same filter, its blocks copied out of the atomic words (which
     /// nobody else can be writing: the filter is moved).
-    fn from(filter: AtomicBlockedBloomFilter<S>) -> Self {
+    fn from(filter: AtomicBlockedBloomFilter<S, Q>) -> Self {
         let blocks = filter.blocks.iter().map(AtomicBlock::load).collect();
-        BlockedBloomFilter::from_parts(blocks, filter.hasher)
+        BlockedBloomFilter::from_parts(blocks, filter.hasher, filter.quality)
     }
 }
 
-impl<S> fmt::Debug for AtomicBlockedBloomFilter<S> {
+impl<S, Q: HashQuality> fmt::Debug for AtomicBlockedBloomFilter<S, Q> {
     /// The shape, not the blocks, as [`BlockedBloomFilter`]'s `Debug`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AtomicBlockedBloomFilter")
             .field("blocks", &self.blocks.len())
             .field("bits", &(self.blocks.len() as u64 * u64::from(BLOCK_BITS)))
             .field("hashes", &BLOCK_HASHES)
+            .field("hash_quality", &self.quality)
             .field("memory_bytes", &size_of_val(&*self.blocks))
             .finish_non_exhaustive()
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for AtomicBlockedBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T>
+    for AtomicBlockedBloomFilter<S, Q>
+{
     fn contains(&self, item: &T) -> bool {
         AtomicBlockedBloomFilter::contains(self, item)
     }
@@ -375,7 +432,9 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for AtomicBlockedBloomFilter<S>
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for AtomicBlockedBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T>
+    for AtomicBlockedBloomFilter<S, Q>
+{
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         AtomicBlockedBloomFilter::insert(self, item);
         Ok(())
@@ -424,10 +483,10 @@ pub(crate) fn set_all(block: &AtomicBlock, masks: [usize; BLOCK_WORDS]) {
     }
 }
 
-/// The probe of `hash` in `blocks`, and its block.
+/// The probe of `hash` in `blocks` under hash quality `Q`, and its block.
 #[inline(always)]
-pub(crate) fn locate(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, u32) {
-    let probe = Probe::new(hash, blocks.len());
+pub(crate) fn locate<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, u32) {
+    let probe = Probe::new::<Q>(hash, blocks.len());
     (&blocks[probe.block], probe.lanes)
 }
 

@@ -6,24 +6,33 @@ use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
 use filter_core::prefetch::prefetch;
-use filter_core::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
+use filter_core::{HashQuality, ProbeSequence};
 
 use crate::block::Probe;
 use crate::classic::WORD_BITS;
+use crate::quality;
 use crate::{BlockedBloomFilter, BloomFilter};
 
-impl<S: BuildHasher> Lookahead for BloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> Lookahead for BloomFilter<S, Q> {
     #[inline(always)]
     fn prefetch_hash(&self, hash: u64) {
         let (words, len, hashes) = (self.bits.as_slice(), self.bits.len(), self.hashes as usize);
         let mut ask = |position: usize| prefetch(words, position / WORD_BITS);
+        // The positions `insert_hash` and `contains_hash` will touch: the
+        // same start for the same quality.
         match self.sequence {
-            ProbeSequence::Linear => LinearProbes::new(hash, len).take(hashes).for_each(&mut ask),
-            ProbeSequence::Folded => LinearProbes::folded(hash, len)
+            ProbeSequence::Linear => quality::linear::<Q>(hash, len)
                 .take(hashes)
                 .for_each(&mut ask),
-            ProbeSequence::Cubic => CubicProbes::new(hash, len).take(hashes).for_each(&mut ask),
-            ProbeSequence::Hashed => HashedProbes::new(hash, len).take(hashes).for_each(&mut ask),
+            ProbeSequence::Folded => quality::folded::<Q>(hash, len)
+                .take(hashes)
+                .for_each(&mut ask),
+            ProbeSequence::Cubic => quality::cubic::<Q>(hash, len)
+                .take(hashes)
+                .for_each(&mut ask),
+            ProbeSequence::Hashed => quality::hashed::<Q>(hash, len)
+                .take(hashes)
+                .for_each(&mut ask),
         }
     }
 
@@ -46,7 +55,7 @@ impl<S: BuildHasher> Lookahead for BloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> BloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the bits
     /// of the items 32 ahead already requested from memory (see
@@ -116,10 +125,10 @@ impl<S: BuildHasher> BloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Lookahead for BlockedBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> Lookahead for BlockedBloomFilter<S, Q> {
     #[inline(always)]
     fn prefetch_hash(&self, hash: u64) {
-        prefetch(&self.blocks, Probe::new(hash, self.blocks.len()).block);
+        prefetch(&self.blocks, Probe::new::<Q>(hash, self.blocks.len()).block);
     }
 
     #[inline(always)]
@@ -138,7 +147,7 @@ impl<S: BuildHasher> Lookahead for BlockedBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> BlockedBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
     /// blocks of the items 32 ahead already requested from memory (see

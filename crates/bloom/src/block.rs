@@ -29,6 +29,12 @@
 //! choice, 1.10× with this, 1.45× with `mix64`. A seeded test checks the
 //! rate with sequential, strided and multiplicatively hashed ids.
 //!
+//! Under [`UniformHashes`](filter_core::UniformHashes) the multiply is
+//! skipped: the block is `reduce(x, blocks)`, from the high bits of x, and
+//! the lane word is its low 32 bits, which for a uniform hash are
+//! independent of the high ones; the fold that repairs the lane word above
+//! repairs structure a uniform hash does not have.
+//!
 //! Why one bit per lane: the eight lane masks are independent of each other,
 //! so building them is one vector multiply, one shift and one variable shift
 //! with no dependency chain; a lookup is "every lane has its bit", one
@@ -44,7 +50,7 @@
 //! 1 % against 10.10). Blocks are 32-byte aligned, so a block never
 //! straddles two cache lines and a lookup is still one memory access.
 
-use filter_core::reduce;
+use filter_core::{HashQuality, reduce};
 
 /// Bits per block: one AVX2 register, half a cache line.
 pub const BLOCK_BITS: u32 = 256;
@@ -91,9 +97,19 @@ pub(crate) struct Probe {
 
 impl Probe {
     /// The probe of the raw (unmixed) 64-bit `hash` in a filter of `blocks`
-    /// blocks.
+    /// blocks and hash quality `Q`: every lookup and insert path (portable,
+    /// AVX2, atomic, batched) takes its block and lanes from here, so that
+    /// they all agree for either quality.
     #[inline(always)]
-    pub(crate) fn new(hash: u64, blocks: usize) -> Self {
+    pub(crate) fn new<Q: HashQuality>(hash: u64, blocks: usize) -> Self {
+        if Q::UNIFORM {
+            return Probe {
+                block: reduce(hash, blocks),
+                // Truncation intended: the low 32 bits, which `reduce`
+                // does not read.
+                lanes: hash as u32,
+            };
+        }
         let m = hash.wrapping_mul(MIXER);
         Probe {
             block: reduce(m, blocks),
@@ -152,6 +168,7 @@ impl Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filter_core::AnyHashes;
 
     #[test]
     fn block_is_half_a_cache_line_and_never_straddles_one() {
@@ -162,7 +179,7 @@ mod tests {
     #[test]
     fn a_probe_sets_one_bit_per_lane_and_finds_it() {
         let mut b = Block::default();
-        let p = Probe::new(42, 1000);
+        let p = Probe::new::<AnyHashes>(42, 1000);
         assert!(p.block < 1000);
         assert!(b.insert(p.lanes));
         assert_eq!(b.ones(), 8);

@@ -3,7 +3,9 @@
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::sizing::{self, BlockLayout, MAX_BITS};
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, UniformHashes,
+};
 
 use crate::block::{BLOCK_BITS, BLOCK_HASHES, Block, LANE_BITS};
 use crate::simd::{self, Kernel};
@@ -70,12 +72,16 @@ pub const MIN_FPR: f64 = 2.3e-9;
 /// # Ok::<(), bloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct BlockedBloomFilter<S = DefaultHashBuilder> {
+pub struct BlockedBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     pub(crate) blocks: Vec<Block>,
     pub(crate) hasher: S,
     /// How lookups run on this CPU: not state, since every kernel sets and
     /// reads the same bits.
     kernel: Kernel,
+    /// Whether a key's block and lanes come from the hash or from its
+    /// mix: a marker of no size, so that the choice is made when a lookup
+    /// is compiled.
+    pub(crate) quality: Q,
 }
 
 impl BlockedBloomFilter<DefaultHashBuilder> {
@@ -205,15 +211,39 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     pub fn with_blocks_and_hasher(blocks: u64, hasher: S) -> Result<Self, Error> {
         let len = check_blocks(blocks)?;
         let blocks = filter_core::memory::zeroed_vec(len, "blocks")?;
-        Ok(Self::from_parts(blocks, hasher))
+        Ok(Self::from_parts(blocks, hasher, AnyHashes))
     }
 
+    /// The same filter, taking each key's block and lane bits from its
+    /// hash as it is ([`UniformHashes`]) instead of mixing it first: faster
+    /// lookups, for hashes that are uniform already (see the type's docs,
+    /// "Hash quality"). Only an empty filter converts, since the keys of a
+    /// filter with bits set sit where the mixed hashes put them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `assume_uniform_hashes` when a
+    /// bit is set, with the number of items estimated from the fill.
+    pub fn assume_uniform_hashes(self) -> Result<BlockedBloomFilter<S, UniformHashes>, Error> {
+        if self.ones() != 0 {
+            return Err(crate::quality::not_empty(self.estimated_len()));
+        }
+        Ok(BlockedBloomFilter::from_parts(
+            self.blocks,
+            self.hasher,
+            UniformHashes,
+        ))
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     /// Assembles a filter from validated parts.
-    pub(crate) fn from_parts(blocks: Vec<Block>, hasher: S) -> Self {
+    pub(crate) fn from_parts(blocks: Vec<Block>, hasher: S, quality: Q) -> Self {
         BlockedBloomFilter {
             blocks,
             hasher,
             kernel: Kernel::detect(),
+            quality,
         }
     }
 
@@ -254,13 +284,13 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
     #[inline(always)]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        simd::insert(self.kernel, &mut self.blocks, hash)
+        simd::insert::<Q>(self.kernel, &mut self.blocks, hash)
     }
 
     /// Whether the key whose 64-bit hash is `hash` may be in the set.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        simd::contains(self.kernel, &self.blocks, hash)
+        simd::contains::<Q>(self.kernel, &self.blocks, hash)
     }
 
     /// Forgets every key.
@@ -383,7 +413,7 @@ pub(crate) fn check_blocks(blocks: u64) -> Result<usize, Error> {
         .map_err(|_| Error::invalid("blocks", blocks, "small enough to address on this platform"))
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for BlockedBloomFilter<S, Q> {
     fn contains(&self, item: &T) -> bool {
         BlockedBloomFilter::contains(self, item)
     }
@@ -393,7 +423,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedBloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BlockedBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for BlockedBloomFilter<S, Q> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BlockedBloomFilter::insert(self, item);
         Ok(())

@@ -3,10 +3,14 @@
 use std::hash::{BuildHasher, Hash};
 
 use filter_core::sizing::{self, MAX_BITS};
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert};
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, UniformHashes,
+};
 use fixedbitset::FixedBitSet;
 
-use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
+use filter_core::{BRANCH_FREE_MAX_BYTES, ProbeSequence};
+
+use crate::quality;
 
 /// The largest hash count accepted: far beyond any useful rate (k = 64 is
 /// already p ≈ 2^−64), small enough that a corrupt header cannot make every
@@ -96,11 +100,14 @@ pub(crate) const WORD_BITS: usize = usize::BITS as usize;
 /// # Ok::<(), bloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct BloomFilter<S = DefaultHashBuilder> {
+pub struct BloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     pub(crate) bits: FixedBitSet,
     pub(crate) hashes: u32,
     pub(crate) sequence: ProbeSequence,
     pub(crate) hasher: S,
+    /// Whether the probes start from the hash or from its mix: a marker
+    /// of no size, so that the choice is made when a lookup is compiled.
+    pub(crate) quality: Q,
 }
 
 impl BloomFilter<DefaultHashBuilder> {
@@ -169,21 +176,55 @@ impl<S: BuildHasher> BloomFilter<S> {
         let table = allocate_bits(bits)?;
         // Allocated, so the bit count fits in usize.
         let sequence = ProbeSequence::for_table(table.len(), hashes);
-        Ok(Self::from_parts(table, hashes, sequence, hasher))
+        Ok(Self::from_parts(table, hashes, sequence, hasher, AnyHashes))
     }
 
+    /// The same filter, taking positions from each hash as it is
+    /// ([`UniformHashes`]) instead of mixing it first: faster lookups, for
+    /// hashes that are uniform already (see the type's docs, "Hash
+    /// quality"). Only an empty filter converts, since the keys of a
+    /// filter with bits set sit where the mixed hashes put them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `assume_uniform_hashes` when a
+    /// bit is set, with the number of items estimated from the fill.
+    pub fn assume_uniform_hashes(self) -> Result<BloomFilter<S, UniformHashes>, Error> {
+        if !self.bits.is_clear() {
+            return Err(quality::not_empty(self.estimated_len()));
+        }
+        let BloomFilter {
+            bits,
+            hashes,
+            sequence,
+            hasher,
+            quality: AnyHashes,
+        } = self;
+        Ok(BloomFilter::from_parts(
+            bits,
+            hashes,
+            sequence,
+            hasher,
+            UniformHashes,
+        ))
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
     /// Assembles a filter from validated parts.
     pub(crate) fn from_parts(
         bits: FixedBitSet,
         hashes: u32,
         sequence: ProbeSequence,
         hasher: S,
+        quality: Q,
     ) -> Self {
         BloomFilter {
             bits,
             hashes,
             sequence,
             hasher,
+            quality,
         }
     }
 
@@ -230,13 +271,15 @@ impl<S: BuildHasher> BloomFilter<S> {
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
-                ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
+                ProbeSequence::Folded => self.insert_probes(quality::folded::<Q>(hash, len)),
                 ProbeSequence::Linear => {
-                    self.insert_probes_out_of_line(LinearProbes::new(hash, len))
+                    self.insert_probes_out_of_line(quality::linear::<Q>(hash, len))
                 }
-                ProbeSequence::Cubic => self.insert_probes_out_of_line(CubicProbes::new(hash, len)),
+                ProbeSequence::Cubic => {
+                    self.insert_probes_out_of_line(quality::cubic::<Q>(hash, len))
+                }
                 ProbeSequence::Hashed => {
-                    self.insert_probes_out_of_line(HashedProbes::new(hash, len))
+                    self.insert_probes_out_of_line(quality::hashed::<Q>(hash, len))
                 }
             }
         }
@@ -316,16 +359,16 @@ impl<S: BuildHasher> BloomFilter<S> {
         unsafe {
             match self.sequence {
                 ProbeSequence::Folded => {
-                    self.test_bits(LinearProbes::folded(hash, len), early_exit)
+                    self.test_bits(quality::folded::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Linear => {
-                    self.test_bits_out_of_line(LinearProbes::new(hash, len), early_exit)
+                    self.test_bits_out_of_line(quality::linear::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Cubic => {
-                    self.test_bits_out_of_line(CubicProbes::new(hash, len), early_exit)
+                    self.test_bits_out_of_line(quality::cubic::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Hashed => {
-                    self.test_bits_out_of_line(HashedProbes::new(hash, len), early_exit)
+                    self.test_bits_out_of_line(quality::hashed::<Q>(hash, len), early_exit)
                 }
             }
         }
@@ -490,7 +533,7 @@ impl<S: BuildHasher> BloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for BloomFilter<S, Q> {
     fn contains(&self, item: &T) -> bool {
         BloomFilter::contains(self, item)
     }
@@ -500,7 +543,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for BloomFilter<S, Q> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BloomFilter::insert(self, item);
         Ok(())

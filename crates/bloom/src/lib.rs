@@ -195,6 +195,7 @@ mod block;
 mod blocked;
 mod classic;
 mod encoding;
+mod quality;
 mod simd;
 mod std_traits;
 
@@ -203,7 +204,10 @@ pub use atomic_blocked::AtomicBlockedBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};
-pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, ProbeSequence, Remove};
+pub use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, Insert, ProbeSequence, Remove,
+    UniformHashes,
+};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

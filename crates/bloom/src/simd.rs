@@ -18,6 +18,8 @@
 
 #![allow(unsafe_code)]
 
+use filter_core::HashQuality;
+
 use crate::atomic_blocked::{self, AtomicBlock};
 use crate::block::{Block, Probe};
 
@@ -58,6 +60,8 @@ pub(crate) mod avx2 {
     };
 
     use std::sync::atomic::Ordering;
+
+    use filter_core::HashQuality;
 
     use crate::atomic_blocked::{self, AtomicBlock, BLOCK_WORDS};
     use crate::block::{Block, Probe, SALT};
@@ -103,8 +107,8 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn contains(blocks: &[Block], hash: u64) -> bool {
-        let probe = Probe::new(hash, blocks.len());
+    pub(crate) unsafe fn contains<Q: HashQuality>(blocks: &[Block], hash: u64) -> bool {
+        let probe = Probe::new::<Q>(hash, blocks.len());
         // SAFETY: the caller guarantees AVX2. `probe.block = reduce(_, len)`
         // is below `len`, so the block is in bounds; `Block` is 32 bytes
         // aligned to 32, as `_mm256_load_si256` requires.
@@ -123,8 +127,8 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn insert(blocks: &mut [Block], hash: u64) -> bool {
-        let probe = Probe::new(hash, blocks.len());
+    pub(crate) unsafe fn insert<Q: HashQuality>(blocks: &mut [Block], hash: u64) -> bool {
+        let probe = Probe::new::<Q>(hash, blocks.len());
         let block = blocks[probe.block].0.as_mut_ptr().cast::<__m256i>();
         // SAFETY: as in `contains`; the block is borrowed mutably, so nothing
         // else reads or writes it meanwhile.
@@ -164,8 +168,11 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn atomic_probe(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, __m256i) {
-        let probe = Probe::new(hash, blocks.len());
+    unsafe fn atomic_probe<Q: HashQuality>(
+        blocks: &[AtomicBlock],
+        hash: u64,
+    ) -> (&AtomicBlock, __m256i) {
+        let probe = Probe::new::<Q>(hash, blocks.len());
         // SAFETY: `probe.block = reduce(_, len)` is below `len`; the
         // caller guarantees AVX2.
         unsafe { (blocks.get_unchecked(probe.block), masks(probe.lanes)) }
@@ -178,10 +185,13 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
+    pub(crate) unsafe fn atomic_contains<Q: HashQuality>(
+        blocks: &[AtomicBlock],
+        hash: u64,
+    ) -> bool {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let (block, mask) = atomic_probe(blocks, hash);
+            let (block, mask) = atomic_probe::<Q>(blocks, hash);
             _mm256_testc_si256(load_atomic(block), mask) == 1
         }
     }
@@ -195,12 +205,12 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
+    pub(crate) unsafe fn atomic_insert<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
         // SAFETY: the caller guarantees AVX2; `__m256i` and `[usize; 4]`
         // are both 32 bytes of plain integers on x86-64, where usize is 64
         // bits, so every bit pattern of one is a valid value of the other.
         unsafe {
-            let (block, mask) = atomic_probe(blocks, hash);
+            let (block, mask) = atomic_probe::<Q>(blocks, hash);
             if _mm256_testc_si256(load_atomic(block), mask) == 1 {
                 return false;
             }
@@ -216,92 +226,107 @@ pub(crate) mod avx2 {
 /// five registers even on the AVX2 path.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_contains(blocks: &[Block], hash: u64) -> bool {
-    let probe = Probe::new(hash, blocks.len());
+fn portable_contains<Q: HashQuality>(blocks: &[Block], hash: u64) -> bool {
+    let probe = Probe::new::<Q>(hash, blocks.len());
     blocks[probe.block].contains(probe.lanes)
 }
 
 /// The portable insert; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_insert(blocks: &mut [Block], hash: u64) -> bool {
-    let probe = Probe::new(hash, blocks.len());
+fn portable_insert<Q: HashQuality>(blocks: &mut [Block], hash: u64) -> bool {
+    let probe = Probe::new::<Q>(hash, blocks.len());
     blocks[probe.block].insert(probe.lanes)
 }
 
 /// The portable atomic lookup; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
-    let (block, lanes) = atomic_blocked::locate(blocks, hash);
+fn portable_atomic_contains<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate::<Q>(blocks, hash);
     atomic_blocked::block_contains(block, lanes)
 }
 
 /// The portable atomic insert; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
-    let (block, lanes) = atomic_blocked::locate(blocks, hash);
+fn portable_atomic_insert<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate::<Q>(blocks, hash);
     atomic_blocked::block_insert(block, lanes)
 }
 
 /// Whether the key with raw hash `hash` may be in the atomic `blocks`, by
 /// `kernel`.
 #[inline(always)]
-pub(crate) fn atomic_contains(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
+pub(crate) fn atomic_contains<Q: HashQuality>(
+    kernel: Kernel,
+    blocks: &[AtomicBlock],
+    hash: u64,
+) -> bool {
     match kernel {
-        Kernel::Portable => portable_atomic_contains(blocks, hash),
+        Kernel::Portable => portable_atomic_contains::<Q>(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::atomic_contains(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::atomic_contains::<Q>(blocks, hash) },
     }
 }
 
 /// Adds the key with raw hash `hash` to the atomic `blocks` by `kernel`;
 /// `true` if any of its bits was unset before.
 #[inline(always)]
-pub(crate) fn atomic_insert(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
+pub(crate) fn atomic_insert<Q: HashQuality>(
+    kernel: Kernel,
+    blocks: &[AtomicBlock],
+    hash: u64,
+) -> bool {
     match kernel {
-        Kernel::Portable => portable_atomic_insert(blocks, hash),
+        Kernel::Portable => portable_atomic_insert::<Q>(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::atomic_insert(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::atomic_insert::<Q>(blocks, hash) },
     }
 }
 
 /// Whether the key with raw hash `hash` may be in `blocks`, by `kernel`.
 #[inline(always)]
-pub(crate) fn contains(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
+pub(crate) fn contains<Q: HashQuality>(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_contains(blocks, hash),
+        Kernel::Portable => portable_contains::<Q>(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
         // after `is_x86_feature_detected!("avx2")` returned true.
-        Kernel::Avx2 => unsafe { avx2::contains(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::contains::<Q>(blocks, hash) },
     }
 }
 
 /// Adds the key with raw hash `hash` to `blocks` by `kernel`; `true` if any
 /// of its bits was unset before.
 #[inline(always)]
-pub(crate) fn insert(kernel: Kernel, blocks: &mut [Block], hash: u64) -> bool {
+pub(crate) fn insert<Q: HashQuality>(kernel: Kernel, blocks: &mut [Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_insert(blocks, hash),
+        Kernel::Portable => portable_insert::<Q>(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::insert(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::insert::<Q>(blocks, hash) },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use filter_core::mix64;
+    use filter_core::{AnyHashes, UniformHashes, mix64};
 
     /// Both kernels set and test the same bits, so filters (and their bytes)
-    /// do not depend on the CPU they were built on.
+    /// do not depend on the CPU they were built on, under either hash
+    /// quality (a uniform filter given structured hashes is slow to fill
+    /// evenly, but must still agree with itself).
     #[test]
     fn kernels_agree() {
+        kernels_agree_for::<AnyHashes>();
+        kernels_agree_for::<UniformHashes>();
+    }
+
+    fn kernels_agree_for<Q: HashQuality>() {
         let kernel = Kernel::detect();
         if kernel == Kernel::Portable {
             return; // nothing to compare on this CPU
@@ -327,10 +352,13 @@ mod tests {
             };
             for i in 0..2_000u64 {
                 let h = structured(i);
-                let new = insert(kernel, &mut fast, h);
-                assert_eq!(new, insert(Kernel::Portable, &mut portable, h));
-                assert_eq!(new, atomic_insert(kernel, &fast_atomic, h));
-                assert_eq!(new, atomic_insert(Kernel::Portable, &portable_atomic, h));
+                let new = insert::<Q>(kernel, &mut fast, h);
+                assert_eq!(new, insert::<Q>(Kernel::Portable, &mut portable, h));
+                assert_eq!(new, atomic_insert::<Q>(kernel, &fast_atomic, h));
+                assert_eq!(
+                    new,
+                    atomic_insert::<Q>(Kernel::Portable, &portable_atomic, h)
+                );
                 assert_eq!(fast, portable, "{len} blocks, after insert {i}");
                 assert_eq!(blocks(&fast_atomic), fast, "{len} blocks, insert {i}");
                 assert_eq!(blocks(&portable_atomic), fast, "{len} blocks, insert {i}");
@@ -338,11 +366,12 @@ mod tests {
                     // Partly filled tables, where the answers vary.
                     for j in 0..200u64 {
                         let q = structured(j ^ 0xDEAD_BEEF);
-                        let found = contains(kernel, &fast, q);
+                        let found = contains::<Q>(kernel, &fast, q);
                         let at = format!("{len} blocks, {i} inserts, query {q:#x}");
-                        assert_eq!(found, contains(Kernel::Portable, &portable, q), "{at}");
-                        assert_eq!(found, atomic_contains(kernel, &fast_atomic, q), "{at}");
-                        let portable_found = atomic_contains(Kernel::Portable, &portable_atomic, q);
+                        assert_eq!(found, contains::<Q>(Kernel::Portable, &portable, q), "{at}");
+                        assert_eq!(found, atomic_contains::<Q>(kernel, &fast_atomic, q), "{at}");
+                        let portable_found =
+                            atomic_contains::<Q>(Kernel::Portable, &portable_atomic, q);
                         assert_eq!(found, portable_found, "{at}");
                     }
                 }
