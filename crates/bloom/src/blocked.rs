@@ -46,6 +46,29 @@ pub const MIN_FPR: f64 = 2.3e-9;
 /// keys are known up front. `with_fpr` refuses rates below [`MIN_FPR`]
 /// (2.3 × 10^−9), where a key would need more than a block to itself.
 ///
+/// # Hash quality
+///
+/// The second type parameter, `Q`, says what the filter may assume about
+/// the 64-bit hashes it is given ([`filter_core::hash_quality`]). With the
+/// default, [`AnyHashes`], it multiplies each hash by a constant and folds
+/// the product before choosing the block and the lane bits, so any `u64`
+/// may be passed to the `*_hash` methods. With [`UniformHashes`], made from
+/// an empty filter by [`assume_uniform_hashes`](Self::assume_uniform_hashes),
+/// the block is `reduce(hash, blocks)` (the hash's high bits) and the lane
+/// word its low 32 bits: lookups at 10^6 keys and 1 % took 1.55 ns instead
+/// of 2.0 (`cargo xtask compare` with the mixing removed). Sizes, rates
+/// with a good hasher (the default is one) and every other method are the
+/// same; the bytes say which quality wrote them, and load only as it
+/// ([`from_bytes_with_quality`](Self::from_bytes_with_quality)).
+///
+/// The promise is the caller's: ids, counters or other structured values
+/// passed to `insert_hash` / `contains_hash` of a uniform filter share
+/// their high bits and so their block. No member is ever lost, but the rate
+/// can blow up: ids below 2^40 all land in the first block of any filter of
+/// fewer than 2^24 blocks, and even ids 0 to 2·10^4 inserted as hashes made
+/// every odd id in that range answer "present" (a seeded test,
+/// `tests/uniform.rs`).
+///
 /// # Invariants
 ///
 /// `1 <= blocks <= MAX_BLOCKS`; every block is 32-byte aligned, so none
@@ -69,6 +92,37 @@ pub const MIN_FPR: f64 = 2.3e-9;
 /// let false_positives = (1_000_000..1_200_000u64).filter(|id| filter.contains(id)).count();
 /// let fpr = false_positives as f64 / 200_000.0;
 /// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
+/// # Ok::<(), bloom::Error>(())
+/// ```
+///
+/// Keys hashed by the filter's own hasher (ahash, uniform) need no mix:
+///
+/// ```
+/// use bloom::{BlockedBloomFilter, UniformHashes};
+///
+/// let mut filter: BlockedBloomFilter<_, UniformHashes> =
+///     BlockedBloomFilter::with_fpr(100_000, 0.01)?.assume_uniform_hashes()?;
+/// filter.extend(0..100_000u64);
+/// assert!((0..100_000u64).all(|id| filter.contains(&id)));
+/// let false_positives = (100_000..300_000u64).filter(|id| filter.contains(id)).count();
+/// let fpr = false_positives as f64 / 200_000.0;
+/// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
+///
+/// // Its bytes load only as a uniform filter.
+/// let bytes = filter.to_bytes();
+/// assert!(BlockedBloomFilter::from_bytes(&bytes).is_err());
+/// let hasher = bloom::DefaultHashBuilder::default();
+/// let restored = BlockedBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
+/// assert!(restored.contains(&42u64));
+///
+/// // Only an empty filter converts: its keys would be looked for elsewhere.
+/// let mut used = BlockedBloomFilter::with_fpr(1_000, 0.01)?;
+/// used.insert("a key");
+/// let err = used.assume_uniform_hashes().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "assume_uniform_hashes must be called on an empty filter, got a filter of about 1 items"
+/// );
 /// # Ok::<(), bloom::Error>(())
 /// ```
 #[derive(Clone)]

@@ -29,6 +29,33 @@
 //! that each build a filter of their own can merge them at the end with
 //! [`BloomFilter::union`] or [`BlockedBloomFilter::union`].
 //!
+//! # Hash quality
+//!
+//! Both filters, and both atomic twins, take a second type parameter,
+//! `Q`: [`AnyHashes`] by default, where the filter mixes every hash before
+//! taking positions from it (so sequential ids passed to `insert_hash` are
+//! safe), or [`UniformHashes`], where it takes them from the hash as it is.
+//! The mix is on the path to a lookup's first load, and a lookup that hits
+//! the cache is short: without it, at 10^6 keys and 1 %, classic lookups
+//! took 5.6 ns instead of 6.5 and blocked ones 1.55 instead of 2.0
+//! (`cargo xtask compare`). Keys hashed by the default hasher, or hashes
+//! from another good hash function, keep the filter's rate; structured
+//! values do not (the rate can reach 100 %, though no member is ever
+//! lost). An empty filter becomes uniform with `assume_uniform_hashes`,
+//! and the choice is part of the type and of the bytes: a uniform
+//! filter's bytes load with `from_bytes_with_quality(.., UniformHashes)`
+//! and as nothing else ([`Error::HashQualityMismatch`]).
+//!
+//! ```
+//! use bloom::{BlockedBloomFilter, UniformHashes};
+//!
+//! let mut fast: BlockedBloomFilter<_, UniformHashes> =
+//!     BlockedBloomFilter::with_fpr(10_000, 0.01)?.assume_uniform_hashes()?;
+//! fast.insert("https://example.com/");
+//! assert!(fast.contains("https://example.com/"));
+//! # Ok::<(), bloom::Error>(())
+//! ```
+//!
 //! # Examples
 //!
 //! ```
@@ -62,6 +89,10 @@
 //!   filter with [`filter_core::probes::folded_product`] (with
 //!   [`filter_core::mix64`] in small tables, and in large ones loaded from
 //!   bytes older than format 1.4), the blocked filter with one multiply.
+//!   Where the hashes are uniform already the mix is skipped at the
+//!   caller's word ([`UniformHashes`], above); only the first mix: the
+//!   probe step, the cubic term and the hashed sequence's per-probe mix
+//!   stay, since they keep one key's probes apart.
 //!   The mixers are fixed and public, so hashes crafted against them are
 //!   not spread: ids shifted left by 16 bits and put through the inverse of
 //!   `mix64` (against the classic filter's former mixer), or multiplied by
