@@ -18,7 +18,9 @@ use super::workload::Cheap64;
 pub(crate) fn entries() -> Vec<Entry> {
     vec![
         entry::<Bloom>(),
+        entry::<Bloom<UniformHashes>>(),
         entry::<Blocked>(),
+        entry::<Blocked<UniformHashes>>(),
         entry::<Counting>(),
         entry::<BlockedCounting>(),
         entry::<Cuckoo>(),
@@ -40,10 +42,11 @@ fn rate(target: Target) -> Result<f64> {
 }
 
 /// `bloom::BloomFilter`.
-pub(crate) struct Bloom(bloom::BloomFilter<Cheap64>);
+pub(crate) struct Bloom<Q: Quality = AnyHashes>(bloom::BloomFilter<Cheap64, Q>);
 
-impl Subject for Bloom {
-    const NAME: &'static str = "BloomFilter";
+impl<Q: Quality> Subject for Bloom<Q> {
+    const NAME: &'static str = Q::BLOOM;
+    const UNIFORM_HASHES: bool = Q::UNIFORM;
     const CRATE: &'static str = "bloom";
     const FAMILY: Family = Family::Bloom;
     const PEER: bool = false;
@@ -53,8 +56,11 @@ impl Subject for Bloom {
     const SIZED: bool = true;
 
     fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f =
-            bloom::BloomFilter::with_fpr_and_hasher(keys.len(), rate(target)?, Cheap64::default())?;
+        let mut f = Q::bloom(bloom::BloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?)?;
         for k in keys {
             f.insert(k);
         }
@@ -62,18 +68,21 @@ impl Subject for Bloom {
     }
     const BATCH_INSERT: bool = true;
     fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f =
-            bloom::BloomFilter::with_fpr_and_hasher(keys.len(), rate(target)?, Cheap64::default())?;
+        let mut f = Q::bloom(bloom::BloomFilter::with_fpr_and_hasher(
+            keys.len(),
+            rate(target)?,
+            Cheap64::default(),
+        )?)?;
         f.insert_batch(keys);
         Ok(Bloom(f))
     }
     const SHARED_INSERT: bool = true;
     fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
-        let f = bloom::AtomicBloomFilter::with_fpr_and_hasher(
+        let f = Q::atomic_bloom(bloom::AtomicBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         let f = shared_build(f, keys, |f, k| f.insert(&k));
         Ok(Bloom(f.into()))
     }
@@ -101,13 +110,14 @@ impl Subject for Bloom {
 
 /// `bloom::BlockedBloomFilter`: 256-bit blocks, one bit in each of eight
 /// 32-bit lanes.
-pub(crate) struct Blocked(bloom::BlockedBloomFilter<Cheap64>);
+pub(crate) struct Blocked<Q: Quality = AnyHashes>(bloom::BlockedBloomFilter<Cheap64, Q>);
 
 /// The block of `bloom::BlockedBloomFilter`: 256 bits.
 const BLOCK_BITS: u32 = bloom::BLOCK_BITS;
 
-impl Subject for Blocked {
-    const NAME: &'static str = "BlockedBloomFilter";
+impl<Q: Quality> Subject for Blocked<Q> {
+    const NAME: &'static str = Q::BLOCKED;
+    const UNIFORM_HASHES: bool = Q::UNIFORM;
     const CRATE: &'static str = "bloom";
     const FAMILY: Family = Family::BlockedBloom;
     const PEER: bool = false;
@@ -117,11 +127,11 @@ impl Subject for Blocked {
     const SIZED: bool = true;
 
     fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = bloom::BlockedBloomFilter::with_fpr_and_hasher(
+        let mut f = Q::blocked(bloom::BlockedBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         for k in keys {
             f.insert(k);
         }
@@ -129,21 +139,21 @@ impl Subject for Blocked {
     }
     const BATCH_INSERT: bool = true;
     fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = bloom::BlockedBloomFilter::with_fpr_and_hasher(
+        let mut f = Q::blocked(bloom::BlockedBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         f.insert_batch(keys);
         Ok(Blocked(f))
     }
     const SHARED_INSERT: bool = true;
     fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
-        let f = bloom::AtomicBlockedBloomFilter::with_fpr_and_hasher(
+        let f = Q::atomic_blocked(bloom::AtomicBlockedBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         let f = shared_build(f, keys, |f, k| f.insert(&k));
         Ok(Blocked(f.into()))
     }

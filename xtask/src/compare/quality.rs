@@ -8,6 +8,7 @@
 //! charts keep to the defaults, which are what to pick unless every hash is
 //! known to be uniform.
 
+use bloom::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
 use cuckoo::CuckooFilter;
 use filter_core::{AnyHashes, HashQuality, UniformHashes};
 
@@ -17,15 +18,49 @@ use super::workload::Cheap64;
 /// A hash quality an adapter can be built with: its rows' names, and how a
 /// new (empty) filter of the default quality becomes one of it.
 pub(crate) trait Quality: HashQuality {
+    /// The `BloomFilter` row's name.
+    const BLOOM: &'static str;
+    /// The `BlockedBloomFilter` row's name.
+    const BLOCKED: &'static str;
     /// The `CuckooFilter` row's name.
     const CUCKOO: &'static str;
 
+    /// `filter`, empty, as a filter of this quality.
+    fn bloom(filter: BloomFilter<Cheap64>) -> Result<BloomFilter<Cheap64, Self>>;
+    /// `filter`, empty, as a filter of this quality.
+    fn blocked(filter: BlockedBloomFilter<Cheap64>) -> Result<BlockedBloomFilter<Cheap64, Self>>;
+    /// `filter`, empty, as a filter of this quality.
+    fn atomic_bloom(filter: AtomicBloomFilter<Cheap64>)
+    -> Result<AtomicBloomFilter<Cheap64, Self>>;
+    /// `filter`, empty, as a filter of this quality.
+    fn atomic_blocked(
+        filter: AtomicBlockedBloomFilter<Cheap64>,
+    ) -> Result<AtomicBlockedBloomFilter<Cheap64, Self>>;
     /// `filter`, empty, as a filter of this quality.
     fn cuckoo(filter: CuckooFilter<Cheap64>) -> Result<CuckooFilter<Cheap64, Self>>;
 }
 
 impl Quality for AnyHashes {
+    const BLOOM: &'static str = "BloomFilter";
+    const BLOCKED: &'static str = "BlockedBloomFilter";
     const CUCKOO: &'static str = "CuckooFilter";
+
+    fn bloom(filter: BloomFilter<Cheap64>) -> Result<BloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
+    fn blocked(filter: BlockedBloomFilter<Cheap64>) -> Result<BlockedBloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
+    fn atomic_bloom(
+        filter: AtomicBloomFilter<Cheap64>,
+    ) -> Result<AtomicBloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
+    fn atomic_blocked(
+        filter: AtomicBlockedBloomFilter<Cheap64>,
+    ) -> Result<AtomicBlockedBloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
 
     fn cuckoo(filter: CuckooFilter<Cheap64>) -> Result<CuckooFilter<Cheap64, Self>> {
         Ok(filter)
@@ -33,7 +68,26 @@ impl Quality for AnyHashes {
 }
 
 impl Quality for UniformHashes {
+    const BLOOM: &'static str = "BloomFilter (UniformHashes)";
+    const BLOCKED: &'static str = "BlockedBloomFilter (UniformHashes)";
     const CUCKOO: &'static str = "CuckooFilter (UniformHashes)";
+
+    fn bloom(filter: BloomFilter<Cheap64>) -> Result<BloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
+    fn blocked(filter: BlockedBloomFilter<Cheap64>) -> Result<BlockedBloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
+    fn atomic_bloom(
+        filter: AtomicBloomFilter<Cheap64>,
+    ) -> Result<AtomicBloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
+    fn atomic_blocked(
+        filter: AtomicBlockedBloomFilter<Cheap64>,
+    ) -> Result<AtomicBlockedBloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
 
     fn cuckoo(filter: CuckooFilter<Cheap64>) -> Result<CuckooFilter<Cheap64, Self>> {
         Ok(filter.assume_uniform_hashes()?)
