@@ -49,6 +49,22 @@ fn bloom(c: &mut Criterion) {
     lookups(c, "BlockedBloomFilter", insert_all(new));
     batched_lookups(c, "BlockedBloomFilter", insert_all(new), batch_count!());
     batched_inserts(c, "BlockedBloomFilter", insert_all(new), insert_batch!(new));
+    // Both taking the default hasher's (uniform) output as it is, without
+    // mixing it again.
+    let new = |n| {
+        let filter = bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters");
+        filter
+            .assume_uniform_hashes()
+            .expect("a new filter is empty")
+    };
+    lookups(c, "BloomFilter<UniformHashes>", insert_all(new));
+    let new = |n| {
+        let filter = bloom::BlockedBloomFilter::with_fpr(n, FPR).expect("valid parameters");
+        filter
+            .assume_uniform_hashes()
+            .expect("a new filter is empty")
+    };
+    lookups(c, "BlockedBloomFilter<UniformHashes>", insert_all(new));
     let new = |n| bloom::AtomicBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "AtomicBloomFilter", insert_all(new));
     shared_inserts(
@@ -140,7 +156,9 @@ fn cuckoo(c: &mut Criterion) {
     // without mixing it again.
     let new = |n| {
         let filter = cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
-        filter.assume_uniform_hashes().expect("a new filter is empty")
+        filter
+            .assume_uniform_hashes()
+            .expect("a new filter is empty")
     };
     lookups(c, "CuckooFilter<UniformHashes>", insert_all(new));
     removes(c, "CuckooFilter<UniformHashes>", insert_all(new));
