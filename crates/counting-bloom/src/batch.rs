@@ -8,31 +8,20 @@ use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead, remove_ahead};
 use filter_core::prefetch::prefetch;
-use filter_core::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence, reduce};
+use filter_core::{CubicProbes, HashQuality, HashedProbes, LinearProbes, ProbeSequence, reduce};
 
-use crate::counter_block::mixed;
+use crate::counter_block::words;
 use crate::counters::locate;
+use crate::filter::with_probes;
+use crate::uniform;
 use crate::{BlockedCountingBloomFilter, CountingBloomFilter};
 
-impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> Lookahead for CountingBloomFilter<S, Q> {
     #[inline(always)]
     fn prefetch_hash(&self, hash: u64) {
         let hashes = self.hashes as usize;
         let mut ask = |position: usize| prefetch(&self.table, locate(position).0);
-        match self.sequence {
-            ProbeSequence::Linear => LinearProbes::new(hash, self.counters)
-                .take(hashes)
-                .for_each(&mut ask),
-            ProbeSequence::Folded => LinearProbes::folded(hash, self.counters)
-                .take(hashes)
-                .for_each(&mut ask),
-            ProbeSequence::Cubic => CubicProbes::new(hash, self.counters)
-                .take(hashes)
-                .for_each(&mut ask),
-            ProbeSequence::Hashed => HashedProbes::new(hash, self.counters)
-                .take(hashes)
-                .for_each(&mut ask),
-        }
+        with_probes!(self, hash, |probes| probes.take(hashes).for_each(&mut ask));
     }
 
     /// Branch-free at every size: the counters were prefetched, so the
@@ -55,7 +44,7 @@ impl<S: BuildHasher> Lookahead for CountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> CountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
     /// counters of the items 32 ahead already requested from memory
@@ -161,10 +150,10 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> Lookahead for BlockedCountingBloomFilter<S, Q> {
     #[inline(always)]
     fn prefetch_hash(&self, hash: u64) {
-        let (x, y) = mixed(hash, self.patterns.mix);
+        let (x, y) = words::<Q>(hash, self.patterns.mix);
         prefetch(&self.blocks, reduce(x, self.blocks.len()));
         prefetch(&self.blocks, reduce(y, self.blocks.len()));
     }
@@ -187,7 +176,7 @@ impl<S: BuildHasher> Lookahead for BlockedCountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> BlockedCountingBloomFilter<S, Q> {
     /// Whether each item of `items` may be present, in order: the answers
     /// of [`contains`](Self::contains), item by item, computed with the
     /// blocks of the items 32 ahead already requested from memory (see

@@ -3,10 +3,15 @@
 //! `blocked_sizing.rs`.
 
 use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
 
+use filter_core::hash_quality::not_empty;
 use filter_core::memory::zeroed_vec;
 use filter_core::sizing::{blame_items, check_range};
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, Remove,
+    UniformHashes,
+};
 
 use crate::blocked_simd;
 use crate::blocked_sizing::{
@@ -99,7 +104,7 @@ use crate::kernel::Kernel;
 /// where here it decrements k counters shared with many: see
 /// [`CountingBloomFilter`](crate::CountingBloomFilter).)
 #[derive(Clone)]
-pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
+pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     pub(crate) blocks: Vec<Block>,
     pub(crate) hashes: u32,
     /// The word sets of the two halves, from `hashes`, and how keys'
@@ -113,6 +118,9 @@ pub struct BlockedCountingBloomFilter<S = DefaultHashBuilder> {
     /// How operations run on this CPU: not state, since every kernel
     /// computes the same counters.
     kernel: Kernel,
+    /// Whether a key's words are its hash as it is or its mix: a type, so
+    /// the choice costs nothing at run time.
+    quality: PhantomData<Q>,
 }
 
 impl BlockedCountingBloomFilter<DefaultHashBuilder> {
@@ -187,8 +195,73 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         Ok(Self::from_parts(table, hashes, PairMix::Folded, hasher))
     }
 
+    /// This filter, which must be empty, as one of [`UniformHashes`]: one
+    /// that takes a key's two words from its hash as it is (the hash, and
+    /// the hash xored with itself shifted up by 32 bits), without mixing it
+    /// first.
+    ///
+    /// In exchange every hash the filter sees, through its hasher or a
+    /// `*_hash` method, must be uniform: the output of a good hasher, such
+    /// as the default one. Structured values (sequential ids, ids shifted
+    /// into the high bits) then crowd into a few blocks and counters, and
+    /// the false-positive rate may exceed its target many times over; no
+    /// item is ever lost either way, and
+    /// [`count`](BlockedCountingBloomFilter::count) never falls below the
+    /// truth for that. See [`filter_core::hash_quality`] for the trade-off.
+    ///
+    /// The choice is part of the filter's bytes: load them with
+    /// [`from_bytes_with_quality`](BlockedCountingBloomFilter::from_bytes_with_quality).
+    ///
+    /// ```
+    /// use counting_bloom::{BlockedCountingBloomFilter, DefaultHashBuilder, UniformHashes};
+    ///
+    /// let filter = BlockedCountingBloomFilter::with_fpr(10_000, 0.01)?;
+    /// let mut sessions = filter.assume_uniform_hashes()?;
+    /// sessions.insert("7f3a-session");
+    /// assert!(sessions.contains("7f3a-session"));
+    ///
+    /// let bytes = sessions.to_bytes();
+    /// let hasher = DefaultHashBuilder::default();
+    /// let loaded =
+    ///     BlockedCountingBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
+    /// assert_eq!(loaded.count("7f3a-session"), 1);
+    /// // Bytes of one quality never load as the other.
+    /// assert!(BlockedCountingBloomFilter::from_bytes(&bytes).is_err());
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] if any counter is non-zero: its items sit
+    /// where the mixed hashes put them, and the filter would look for them
+    /// elsewhere. (A filter emptied by removes qualifies, unless a counter
+    /// saturated.) The check reads every block.
+    pub fn assume_uniform_hashes(
+        self,
+    ) -> Result<BlockedCountingBloomFilter<S, UniformHashes>, Error> {
+        if self.blocks.iter().any(|block| block.0 != [0; 8]) {
+            // At least one item, whatever the estimate rounds to.
+            let items = self.estimated_len().max(1);
+            return Err(not_empty(
+                "assume_uniform_hashes",
+                format_args!("about {items}"),
+            ));
+        }
+        Ok(BlockedCountingBloomFilter {
+            blocks: self.blocks,
+            hashes: self.hashes,
+            patterns: self.patterns,
+            saturated: self.saturated,
+            hasher: self.hasher,
+            kernel: self.kernel,
+            quality: PhantomData,
+        })
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> BlockedCountingBloomFilter<S, Q> {
     /// Assembles a filter from a validated table whose keys' words come
-    /// from `mix`.
+    /// from `mix` (unused by filters of [`UniformHashes`]).
     pub(crate) fn from_parts(blocks: Vec<Block>, hashes: u32, mix: PairMix, hasher: S) -> Self {
         let saturated = blocks
             .iter()
@@ -202,6 +275,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
             saturated,
             hasher,
             kernel: Kernel::detect(),
+            quality: PhantomData,
         }
     }
 
@@ -218,10 +292,12 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     }
 
     /// As [`insert`](Self::insert), for an item whose raw 64-bit hash is
-    /// `hash` (the filter mixes it before use).
+    /// `hash` (the filter mixes it before use, unless its hashes are
+    /// [`UniformHashes`]).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        self.saturated += blocked_simd::insert(self.kernel, &mut self.blocks, hash, self.patterns);
+        self.saturated +=
+            blocked_simd::insert::<Q>(self.kernel, &mut self.blocks, hash, self.patterns);
     }
 
     /// Adds one copy of `item` and returns `true` if it was certainly not
@@ -277,7 +353,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// mispredicts.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        blocked_simd::contains(self.kernel, &self.blocks, hash, self.patterns)
+        blocked_simd::contains::<Q>(self.kernel, &self.blocks, hash, self.patterns)
     }
 
     /// Removes one copy of `item`: decrements each of its counters that is
@@ -296,12 +372,12 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     /// As [`remove`](Self::remove), for a raw 64-bit hash.
     pub fn remove_hash(&mut self, hash: u64) -> bool {
         if let Some(removed) =
-            blocked_simd::remove(self.kernel, &mut self.blocks, hash, self.patterns)
+            blocked_simd::remove::<Q>(self.kernel, &mut self.blocks, hash, self.patterns)
         {
             return removed;
         }
         // Every counter is non-zero, and the two blocks coincide.
-        let [first, second] = halves(hash, self.blocks.len(), self.patterns);
+        let [first, second] = halves::<Q>(hash, self.blocks.len(), self.patterns);
         let slots = slots([first, second]);
         for (done, (block, word, shift)) in slots.clone().enumerate() {
             let value = (self.blocks[block].0[word] >> shift) & 15;
@@ -338,7 +414,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
 
     /// As [`count`](Self::count), for a raw 64-bit hash.
     pub fn count_hash(&self, hash: u64) -> u32 {
-        slots(halves(hash, self.blocks.len(), self.patterns))
+        slots(halves::<Q>(hash, self.blocks.len(), self.patterns))
             .map(|(block, word, shift)| ((self.blocks[block].0[word] >> shift) & 15) as u32)
             .min()
             .unwrap_or(0)
@@ -393,7 +469,7 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     }
 }
 
-impl<S> BlockedCountingBloomFilter<S> {
+impl<S, Q> BlockedCountingBloomFilter<S, Q> {
     /// The false-positive rate the model predicts with `items` distinct items
     /// present: each block holds Poisson(items/blocks) first halves and as
     /// many second halves, and the rate follows exactly from the layout's
@@ -453,7 +529,9 @@ pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     check_range("hashes", hashes, 1..=MAX_BLOCKED_HASHES)
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T>
+    for BlockedCountingBloomFilter<S, Q>
+{
     fn contains(&self, item: &T) -> bool {
         BlockedCountingBloomFilter::contains(self, item)
     }
@@ -463,7 +541,9 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for BlockedCountingBloomFilter<
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BlockedCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T>
+    for BlockedCountingBloomFilter<S, Q>
+{
     /// Never fails: saturated counters only raise the false-positive rate.
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BlockedCountingBloomFilter::insert(self, item);
@@ -471,7 +551,9 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for BlockedCountingBloomFilter<
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Remove<T> for BlockedCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Remove<T>
+    for BlockedCountingBloomFilter<S, Q>
+{
     fn remove(&mut self, item: &T) -> bool {
         BlockedCountingBloomFilter::remove(self, item)
     }
@@ -489,7 +571,7 @@ mod tests {
         // would go below zero: remove must refuse and change nothing.
         let mut tried = 0;
         for hash in 0..20_000u64 {
-            let [a, b] = halves(hash, 2, half_patterns(16, PairMix::Folded));
+            let [a, b] = halves::<AnyHashes>(hash, 2, half_patterns(16, PairMix::Folded));
             if a.block != b.block {
                 continue;
             }
@@ -506,7 +588,12 @@ mod tests {
             if let Some((word, shift)) = a.slots().find(|sa| b.slots().all(|sb| sb != *sa)) {
                 f.blocks[a.block].0[word] |= 0xF << shift;
             }
-            let f = BlockedCountingBloomFilter::from_parts(f.blocks, 16, PairMix::Folded, f.hasher);
+            let f = BlockedCountingBloomFilter::<DefaultHashBuilder>::from_parts(
+                f.blocks,
+                16,
+                PairMix::Folded,
+                f.hasher,
+            );
             let mut g = f.clone();
             assert!(g.contains_hash(hash));
             assert!(!g.remove_hash(hash));
@@ -566,7 +653,7 @@ mod tests {
                     }
                     assert_eq!(fast.blocks, portable.blocks, "{at}");
                     assert_eq!(fast.saturated, portable.saturated, "{at}");
-                    let recount = BlockedCountingBloomFilter::from_parts(
+                    let recount = BlockedCountingBloomFilter::<DefaultHashBuilder>::from_parts(
                         portable.blocks.clone(),
                         k,
                         portable.patterns.mix,

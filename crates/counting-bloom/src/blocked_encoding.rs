@@ -6,6 +6,9 @@
 //! says how keys' hashes became their words ([`PairMix`]): set, folded
 //! products (format 1.5, every new filter); clear, `mix64` (bytes of 1.4 and
 //! earlier, which keep loading with the counters they were built with).
+//! `FLAG_UNIFORM_HASHES` (format 1.6) says the words were the hash as it
+//! is: a filter of [`UniformHashes`](filter_core::UniformHashes), whose
+//! words do not depend on the pair flag.
 //!
 //! ```text
 //! u64        blocks   B, in 2..=2^39
@@ -19,23 +22,27 @@
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FLAG_FOLDED_PAIR, FilterKind};
+use filter_core::format::{
+    ByteReader, ByteWriter, FLAG_FOLDED_PAIR, FLAG_UNIFORM_HASHES, FilterKind,
+};
 use filter_core::memory::zeroed_vec;
-use filter_core::{Error, HasherProbe};
+use filter_core::{AnyHashes, Error, HashQuality, HasherProbe};
 
 use crate::BlockedCountingBloomFilter;
 use crate::blocked::{check_blocks, check_hashes};
 use crate::counter_block::{BLOCK_WORDS, Block, PairMix};
 
-impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> BlockedCountingBloomFilter<S, Q> {
     /// The filter as bytes, in the workspace's versioned, checksummed format
     /// (kind `BlockedCountingBloom`). Records a probe of the hasher so that
-    /// loading under a different hasher is refused.
+    /// loading under a different hasher is refused, and the hash quality so
+    /// that loading as the other one is.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let flags = match self.patterns.mix {
+        let mix = match self.patterns.mix {
             PairMix::Folded => FLAG_FOLDED_PAIR,
             PairMix::SplitMix => 0,
         };
+        let flags = mix | Q::flags();
         let mut w = ByteWriter::with_flags(
             FilterKind::BlockedCountingBloom,
             &HasherProbe::of(self.hasher()),
@@ -49,25 +56,26 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         w.finish()
     }
 
-    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
-    /// with `hasher`.
-    ///
-    /// Every field is checked before the table is allocated: the block and
-    /// hash counts against their ranges, the table length against the block
-    /// count.
+    /// Loads a filter of hash quality `Q` written by
+    /// [`to_bytes`](Self::to_bytes), to be queried with `hasher`: the
+    /// loader for filters of [`UniformHashes`](filter_core::UniformHashes),
+    /// whose type the `_quality` argument names
+    /// ([`from_bytes_with_hasher`](BlockedCountingBloomFilter::from_bytes_with_hasher)
+    /// is this with [`AnyHashes`]).
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] naming the field that is wrong;
-    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
-    /// hasher the filter was built with.
-    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+    /// [`Error::HashQualityMismatch`] when the bytes are of a filter of the
+    /// other quality; otherwise as
+    /// [`from_bytes_with_hasher`](BlockedCountingBloomFilter::from_bytes_with_hasher).
+    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, _quality: Q) -> Result<Self, Error> {
         let (mut r, flags) = ByteReader::open_with_flags(
             bytes,
             FilterKind::BlockedCountingBloom,
             &HasherProbe::of(&hasher),
-            FLAG_FOLDED_PAIR,
+            FLAG_FOLDED_PAIR | FLAG_UNIFORM_HASHES,
         )?;
+        Q::check_flags(flags)?;
         let mix = if flags & FLAG_FOLDED_PAIR != 0 {
             PairMix::Folded
         } else {
@@ -96,5 +104,26 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
         Ok(BlockedCountingBloomFilter::from_parts(
             table, hashes, mix, hasher,
         ))
+    }
+}
+
+impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
+    /// with `hasher`.
+    ///
+    /// Every field is checked before the table is allocated: the block and
+    /// hash counts against their ranges, the table length against the block
+    /// count.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the field that is wrong;
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// hasher the filter was built with; [`Error::HashQualityMismatch`] when
+    /// the bytes are of a filter of
+    /// [`UniformHashes`](filter_core::UniformHashes) (load those with
+    /// [`from_bytes_with_quality`](BlockedCountingBloomFilter::from_bytes_with_quality)).
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
     }
 }

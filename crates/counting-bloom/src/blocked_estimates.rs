@@ -6,7 +6,9 @@
 //! each half's block comes from the high bits of one mixed word, its window
 //! of words from bits 32..37 of the other (8 starts × 4 strides, uniform),
 //! and its counter in each word from that word's nibble (uniform over 16).
-//! The two halves use disjoint bits of two independent words.
+//! The two halves use disjoint bits of two independent words. (For
+//! [`UniformHashes`](filter_core::UniformHashes) the words are the hash
+//! and a bijection of it, with the same independence: see `uniform.rs`.)
 
 use std::array;
 
@@ -14,7 +16,7 @@ use crate::BlockedCountingBloomFilter;
 use crate::counter_block::{BLOCK_WORDS, WINDOWS, words_of};
 use crate::counters::nonzero_in_word;
 
-impl<S> BlockedCountingBloomFilter<S> {
+impl<S, Q> BlockedCountingBloomFilter<S, Q> {
     /// The number of non-zero counters: the counters some present item
     /// touches, provided only inserted items were removed, plus the
     /// saturated ones (which stay non-zero after their items leave).

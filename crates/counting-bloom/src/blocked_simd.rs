@@ -81,6 +81,8 @@
 
 #![allow(unsafe_code)]
 
+use filter_core::HashQuality;
+
 #[cfg(target_arch = "x86_64")]
 use crate::counter_block::PairMix;
 use crate::counter_block::{Block, Half, HalfPatterns, halves, shift_in_word};
@@ -115,7 +117,9 @@ mod avx2 {
 
     use filter_core::reduce;
 
-    use crate::counter_block::{Block, PairMix, Rows, WINDOWS, mixed, window};
+    use filter_core::HashQuality;
+
+    use crate::counter_block::{Block, PairMix, Rows, WINDOWS, window, words};
 
     /// What one half of a key tests and changes its block with, computed
     /// from the hash alone, before the block arrives. Each field holds two
@@ -233,12 +237,12 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    unsafe fn key<const FOLDED: bool>(
+    unsafe fn key<Q: HashQuality, const FOLDED: bool>(
         blocks: usize,
         hash: u64,
         unused: Rows,
     ) -> [(usize, Masks); 2] {
-        let (x, y) = mixed(hash, PairMix::folded_if(FOLDED));
+        let (x, y) = words::<Q>(hash, PairMix::folded_if(FOLDED));
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             [
@@ -342,7 +346,7 @@ mod avx2 {
     /// The CPU must support AVX2, and `blocks` must not be empty.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn contains<const FOLDED: bool>(
+    pub(super) unsafe fn contains<Q: HashQuality, const FOLDED: bool>(
         blocks: &[Block],
         hash: u64,
         unused: Rows,
@@ -350,7 +354,7 @@ mod avx2 {
         // SAFETY: the caller guarantees AVX2 and a block; `key`'s indexes
         // are `reduce(_, blocks.len())`, below `blocks.len()`.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<Q, FOLDED>(blocks.len(), hash, unused);
             none(
                 zero_lanes(block(blocks, a), a_masks),
                 zero_lanes(block(blocks, b), b_masks),
@@ -413,7 +417,7 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn insert<const FOLDED: bool>(
+    pub(super) unsafe fn insert<Q: HashQuality, const FOLDED: bool>(
         blocks: &mut [Block],
         hash: u64,
         unused: Rows,
@@ -421,7 +425,7 @@ mod avx2 {
         // SAFETY: the caller guarantees AVX2. The halves are applied one
         // after the other, so coinciding blocks add up like the scalar slots.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<Q, FOLDED>(blocks.len(), hash, unused);
             let full = step(&mut blocks[a], a_masks, true) + step(&mut blocks[b], b_masks, true);
             u64::from(full)
         }
@@ -438,14 +442,14 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn remove<const FOLDED: bool>(
+    pub(super) unsafe fn remove<Q: HashQuality, const FOLDED: bool>(
         blocks: &mut [Block],
         hash: u64,
         unused: Rows,
     ) -> Option<bool> {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let [(a, a_masks), (b, b_masks)] = key::<FOLDED>(blocks.len(), hash, unused);
+            let [(a, a_masks), (b, b_masks)] = key::<Q, FOLDED>(blocks.len(), hash, unused);
             if !none(
                 zero_lanes(&blocks[a], a_masks),
                 zero_lanes(&blocks[b], b_masks),
@@ -466,8 +470,8 @@ mod avx2 {
 /// the dispatching caller stays small.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn contains_portable(blocks: &[Block], hash: u64, patterns: HalfPatterns) -> bool {
-    let [first, second] = halves(hash, blocks.len(), patterns);
+fn contains_portable<Q: HashQuality>(blocks: &[Block], hash: u64, patterns: HalfPatterns) -> bool {
+    let [first, second] = halves::<Q>(hash, blocks.len(), patterns);
     let (a, b) = (&blocks[first.block], &blocks[second.block]);
     (zero_words_portable(a, first.bits) & first.words)
         | (zero_words_portable(b, second.bits) & second.words)
@@ -478,22 +482,27 @@ fn contains_portable(blocks: &[Block], hash: u64, patterns: HalfPatterns) -> boo
 /// `blocks`, whose halves have `patterns`, by `kernel`. Both blocks are read
 /// before anything is tested, and nothing branches on their contents.
 #[inline(always)]
-pub(crate) fn contains(
+pub(crate) fn contains<Q: HashQuality>(
     kernel: Kernel,
     blocks: &[Block],
     hash: u64,
     patterns: HalfPatterns,
 ) -> bool {
     match kernel {
-        Kernel::Portable => contains_portable(blocks, hash, patterns),
+        Kernel::Portable => contains_portable::<Q>(blocks, hash, patterns),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
         // after `is_x86_feature_detected!` found AVX2 (and BMI1, BMI2 and
         // POPCNT); the guard checked for a block.
         Kernel::Avx2 if !blocks.is_empty() => unsafe {
-            match patterns.mix {
-                PairMix::Folded => avx2::contains::<true>(blocks, hash, patterns.unused),
-                PairMix::SplitMix => avx2::contains::<false>(blocks, hash, patterns.unused),
+            // Uniform hashes do not use the mix: one kernel.
+            if Q::UNIFORM {
+                avx2::contains::<Q, true>(blocks, hash, patterns.unused)
+            } else {
+                match patterns.mix {
+                    PairMix::Folded => avx2::contains::<Q, true>(blocks, hash, patterns.unused),
+                    PairMix::SplitMix => avx2::contains::<Q, false>(blocks, hash, patterns.unused),
+                }
             }
         },
         // No block holds no counter (filters have at least two blocks).
@@ -506,7 +515,7 @@ pub(crate) fn contains(
 /// have `patterns`, by `kernel`; returns how many counters reached 15. The
 /// AVX2 kernel locates the counters with the lookup's masks.
 #[inline(always)]
-pub(crate) fn insert(
+pub(crate) fn insert<Q: HashQuality>(
     kernel: Kernel,
     blocks: &mut [Block],
     hash: u64,
@@ -514,15 +523,20 @@ pub(crate) fn insert(
 ) -> u64 {
     match kernel {
         Kernel::Portable => {
-            let [first, second] = halves(hash, blocks.len(), patterns);
+            let [first, second] = halves::<Q>(hash, blocks.len(), patterns);
             first.increment(&mut blocks[first.block]) + second.increment(&mut blocks[second.block])
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
         Kernel::Avx2 => unsafe {
-            match patterns.mix {
-                PairMix::Folded => avx2::insert::<true>(blocks, hash, patterns.unused),
-                PairMix::SplitMix => avx2::insert::<false>(blocks, hash, patterns.unused),
+            // Uniform hashes do not use the mix: one kernel.
+            if Q::UNIFORM {
+                avx2::insert::<Q, true>(blocks, hash, patterns.unused)
+            } else {
+                match patterns.mix {
+                    PairMix::Folded => avx2::insert::<Q, true>(blocks, hash, patterns.unused),
+                    PairMix::SplitMix => avx2::insert::<Q, false>(blocks, hash, patterns.unused),
+                }
             }
         },
     }
@@ -550,7 +564,7 @@ fn remove_present_portable(blocks: &mut [Block], first: Half, second: Half) {
 /// when none is and its two blocks differ; `None`, changing nothing, when
 /// none is and its two blocks coincide, for the caller to walk the slots.
 #[inline(always)]
-pub(crate) fn remove(
+pub(crate) fn remove<Q: HashQuality>(
     kernel: Kernel,
     blocks: &mut [Block],
     hash: u64,
@@ -558,10 +572,10 @@ pub(crate) fn remove(
 ) -> Option<bool> {
     match kernel {
         Kernel::Portable => {
-            if !contains_portable(blocks, hash, patterns) {
+            if !contains_portable::<Q>(blocks, hash, patterns) {
                 return Some(false);
             }
-            let [first, second] = halves(hash, blocks.len(), patterns);
+            let [first, second] = halves::<Q>(hash, blocks.len(), patterns);
             if first.block == second.block {
                 return None;
             }
@@ -571,9 +585,14 @@ pub(crate) fn remove(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed after AVX2 was detected.
         Kernel::Avx2 => unsafe {
-            match patterns.mix {
-                PairMix::Folded => avx2::remove::<true>(blocks, hash, patterns.unused),
-                PairMix::SplitMix => avx2::remove::<false>(blocks, hash, patterns.unused),
+            // Uniform hashes do not use the mix: one kernel.
+            if Q::UNIFORM {
+                avx2::remove::<Q, true>(blocks, hash, patterns.unused)
+            } else {
+                match patterns.mix {
+                    PairMix::Folded => avx2::remove::<Q, true>(blocks, hash, patterns.unused),
+                    PairMix::SplitMix => avx2::remove::<Q, false>(blocks, hash, patterns.unused),
+                }
             }
         },
     }
@@ -583,7 +602,7 @@ pub(crate) fn remove(
 mod tests {
     use super::*;
     use crate::counter_block::{PairMix, half_patterns, halves, slots};
-    use filter_core::mix64;
+    use filter_core::{AnyHashes, UniformHashes, mix64};
 
     /// Both ways a key's words are made: old bytes load the first.
     const MIXES: [PairMix; 2] = [PairMix::SplitMix, PairMix::Folded];
@@ -603,6 +622,11 @@ mod tests {
     /// counters the scalar slots name.
     #[test]
     fn kernels_agree_with_the_slots() {
+        kernels_agree_with_the_slots_for::<AnyHashes>();
+        kernels_agree_with_the_slots_for::<UniformHashes>();
+    }
+
+    fn kernels_agree_with_the_slots_for<Q: HashQuality>() {
         let kernel = Kernel::detect();
         for i in 0..20_000u64 {
             let block = random_block(i);
@@ -622,11 +646,11 @@ mod tests {
         for (hashes, mix) in (1..=16).flat_map(|k| MIXES.map(|mix| (k, mix))) {
             let patterns = half_patterns(hashes, mix);
             for hash in 0..3_000u64 {
-                let by_slots = slots(halves(hash, 3, patterns))
+                let by_slots = slots(halves::<Q>(hash, 3, patterns))
                     .all(|(b, w, s)| (blocks[b].0[w] >> s) & 15 != 0);
-                assert_eq!(contains(kernel, &blocks, hash, patterns), by_slots);
+                assert_eq!(contains::<Q>(kernel, &blocks, hash, patterns), by_slots);
                 assert_eq!(
-                    contains(Kernel::Portable, &blocks, hash, patterns),
+                    contains::<Q>(Kernel::Portable, &blocks, hash, patterns),
                     by_slots
                 );
             }
@@ -637,6 +661,11 @@ mod tests {
     /// included, so tables (and their bytes) do not depend on the CPU.
     #[test]
     fn kernels_update_alike() {
+        kernels_update_alike_for::<AnyHashes>();
+        kernels_update_alike_for::<UniformHashes>();
+    }
+
+    fn kernels_update_alike_for<Q: HashQuality>() {
         let kernel = Kernel::detect();
         for (hashes, mix) in [1, 7, 10, 16]
             .into_iter()
@@ -650,8 +679,8 @@ mod tests {
                 // saturate, and blocks often coincide.
                 let h = mix64(i % 300);
                 assert_eq!(
-                    insert(kernel, &mut fast, h, patterns),
-                    insert(Kernel::Portable, &mut portable, h, patterns)
+                    insert::<Q>(kernel, &mut fast, h, patterns),
+                    insert::<Q>(Kernel::Portable, &mut portable, h, patterns)
                 );
                 assert_eq!(fast, portable, "insert {i}");
             }
@@ -659,11 +688,11 @@ mod tests {
             let mut removed = 0;
             for i in 0..300u64 {
                 let h = mix64(i);
-                let [a, b] = halves(h, 3, patterns);
-                if a.block != b.block && contains(Kernel::Portable, &portable, h, patterns) {
-                    assert_eq!(remove(kernel, &mut fast, h, patterns), Some(true));
+                let [a, b] = halves::<Q>(h, 3, patterns);
+                if a.block != b.block && contains::<Q>(Kernel::Portable, &portable, h, patterns) {
+                    assert_eq!(remove::<Q>(kernel, &mut fast, h, patterns), Some(true));
                     assert_eq!(
-                        remove(Kernel::Portable, &mut portable, h, patterns),
+                        remove::<Q>(Kernel::Portable, &mut portable, h, patterns),
                         Some(true)
                     );
                     assert_eq!(fast, portable, "remove {i}");
@@ -679,6 +708,11 @@ mod tests {
     /// included.
     #[test]
     fn kernels_remove_alike() {
+        kernels_remove_alike_for::<AnyHashes>();
+        kernels_remove_alike_for::<UniformHashes>();
+    }
+
+    fn kernels_remove_alike_for<Q: HashQuality>() {
         let kernel = Kernel::detect();
         for (hashes, mix) in [1, 6, 9, 16]
             .into_iter()
@@ -691,14 +725,17 @@ mod tests {
             let mut fast = vec![Block::default(); 8];
             for i in 0..240u64 {
                 let key = if i < 200 { i % 100 } else { 7 };
-                insert(Kernel::Portable, &mut fast, mix64(key), patterns);
+                insert::<Q>(Kernel::Portable, &mut fast, mix64(key), patterns);
             }
             let mut portable = fast.clone();
             let (mut removed, mut refused, mut coinciding) = (0, 0, 0);
             for i in 0..600u64 {
                 let h = mix64(i % 300);
-                let answer = remove(kernel, &mut fast, h, patterns);
-                assert_eq!(answer, remove(Kernel::Portable, &mut portable, h, patterns));
+                let answer = remove::<Q>(kernel, &mut fast, h, patterns);
+                assert_eq!(
+                    answer,
+                    remove::<Q>(Kernel::Portable, &mut portable, h, patterns)
+                );
                 assert_eq!(fast, portable, "remove {i}");
                 match answer {
                     Some(true) => removed += 1,

@@ -7,7 +7,9 @@
 //! A key's raw hash gives two mixed words x and y (see [`PairMix`]): in
 //! filters built since format 1.5, x = `folded_product(hash)` and
 //! y = `folded_product(hash ⊕ φ)` (φ = `0x9E3779B97F4A7C15`), two
-//! independent 64 × 64 → 128-bit products, each folded to 64 bits:
+//! independent 64 × 64 → 128-bit products, each folded to 64 bits (in
+//! filters of [`UniformHashes`](filter_core::UniformHashes), x = hash and
+//! y = hash ⊕ (hash << 32), see `uniform.rs`):
 //!
 //! - the **first half** of the key, ⌈k/2⌉ counters, lies in block
 //!   `reduce(x, blocks)` and takes its counters from y;
@@ -41,9 +43,10 @@
 //! incremented twice and decremented twice, and nothing else changes.
 
 use filter_core::probes::folded_product;
-use filter_core::{mix64, reduce};
+use filter_core::{HashQuality, mix64, reduce};
 
 use crate::counters::MAX_COUNT;
+use crate::uniform;
 
 /// Words per block.
 pub(crate) const BLOCK_WORDS: usize = 8;
@@ -268,11 +271,30 @@ pub(crate) fn mixed(hash: u64, mix: PairMix) -> (u64, u64) {
     }
 }
 
-/// The two halves of the key with raw hash `hash`, in a table of `blocks`
-/// blocks whose halves have [`half_patterns`] `patterns`.
+/// The two words of the key with raw hash `hash` in a filter of hash
+/// quality `Q`: [`mixed`] by `mix` for the default, the hash as it is for
+/// [`UniformHashes`](filter_core::UniformHashes) (`uniform.rs` says how and
+/// why; `mix` is then unused). A test of a constant, so each quality
+/// compiles to its own arm alone.
 #[inline(always)]
-pub(crate) fn halves(hash: u64, blocks: usize, patterns: HalfPatterns) -> [Half; 2] {
-    let (x, y) = mixed(hash, patterns.mix);
+pub(crate) fn words<Q: HashQuality>(hash: u64, mix: PairMix) -> (u64, u64) {
+    if Q::UNIFORM {
+        uniform::pair(hash)
+    } else {
+        mixed(hash, mix)
+    }
+}
+
+/// The two halves of the key with raw hash `hash`, in a table of `blocks`
+/// blocks whose halves have [`half_patterns`] `patterns`, in a filter of
+/// hash quality `Q`.
+#[inline(always)]
+pub(crate) fn halves<Q: HashQuality>(
+    hash: u64,
+    blocks: usize,
+    patterns: HalfPatterns,
+) -> [Half; 2] {
+    let (x, y) = words::<Q>(hash, patterns.mix);
     [
         Half {
             block: reduce(x, blocks),
@@ -300,6 +322,7 @@ pub(crate) fn slots(halves: [Half; 2]) -> impl Iterator<Item = (usize, usize, u3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filter_core::AnyHashes;
 
     #[test]
     fn both_pairs_are_pinned() {
@@ -369,7 +392,8 @@ mod tests {
     fn halves_use_their_length_in_distinct_words() {
         for hash in 0..2_000u64 {
             for hashes in 1..=16 {
-                let [a, b] = halves(hash, 1_000, half_patterns(hashes, PairMix::Folded));
+                let [a, b] =
+                    halves::<AnyHashes>(hash, 1_000, half_patterns(hashes, PairMix::Folded));
                 assert!(a.block < 1_000 && b.block < 1_000);
                 assert_eq!(a.words.count_ones(), hashes.div_ceil(2));
                 assert_eq!(b.words.count_ones(), hashes / 2);
@@ -390,7 +414,7 @@ mod tests {
         let mut per_word = [0u32; 8];
         let mut per_set = [0u32; 256];
         for hash in 0..64_000u64 {
-            for half in halves(hash, 1_000, half_patterns(8, PairMix::Folded)) {
+            for half in halves::<AnyHashes>(hash, 1_000, half_patterns(8, PairMix::Folded)) {
                 per_block[half.block] += 1;
                 per_set[half.words as usize] += 1;
                 for (word, shift) in half.slots() {

@@ -12,30 +12,33 @@
 //! The header flags `FLAG_CUBIC_PROBES`, `FLAG_HASHED_PROBES` and
 //! `FLAG_FOLDED_PROBES` say which probe sequence placed the counts; bytes
 //! with none, format 1.0's among them, used the linear one.
+//! `FLAG_UNIFORM_HASHES` (format 1.6) says the sequence started from each
+//! hash as it is: a filter of [`UniformHashes`](filter_core::UniformHashes).
 //!
 //! The saturated-counter count is not stored: it is recomputed from the table,
 //! so it cannot disagree with it.
 
 use std::hash::BuildHasher;
 
-use filter_core::format::{ByteReader, ByteWriter, FilterKind};
-use filter_core::{Error, HasherProbe, ProbeSequence};
+use filter_core::format::{ByteReader, ByteWriter, FLAG_UNIFORM_HASHES, FilterKind};
+use filter_core::{AnyHashes, Error, HashQuality, HasherProbe, ProbeSequence};
 
 use crate::CountingBloomFilter;
 use crate::counters::{COUNTERS_PER_WORD, words_for};
 use crate::filter::{check_counters, check_hashes};
 
-impl<S: BuildHasher> CountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
     /// The filter as bytes, in the workspace's versioned, checksummed format
     /// (kind `CountingBloom`). Records a probe of the hasher so that loading
-    /// under a different hasher is refused.
+    /// under a different hasher is refused, and the hash quality so that
+    /// loading as the other one is.
     pub fn to_bytes(&self) -> Vec<u8> {
         let table = self.table();
         let mut w = ByteWriter::with_flags(
             FilterKind::CountingBloom,
             &HasherProbe::of(self.hasher()),
             8 + 4 + 8 + table.len() * 8,
-            self.probe_sequence().header_flags(),
+            self.probe_sequence().header_flags() | Q::flags(),
         );
         w.u64(self.counters());
         w.u32(self.hashes());
@@ -43,25 +46,26 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         w.finish()
     }
 
-    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
-    /// with `hasher`.
-    ///
-    /// Every field is checked before the table is allocated: the counter and
-    /// hash counts against their ranges, the table length against the
-    /// counter count, and the unused counters of the last word must be zero.
+    /// Loads a filter of hash quality `Q` written by
+    /// [`to_bytes`](Self::to_bytes), to be queried with `hasher`: the
+    /// loader for filters of [`UniformHashes`](filter_core::UniformHashes),
+    /// whose type the `_quality` argument names
+    /// ([`from_bytes_with_hasher`](CountingBloomFilter::from_bytes_with_hasher)
+    /// is this with [`AnyHashes`]).
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] naming the field that is wrong;
-    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
-    /// hasher the filter was built with.
-    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+    /// [`Error::HashQualityMismatch`] when the bytes are of a filter of the
+    /// other quality; otherwise as
+    /// [`from_bytes_with_hasher`](CountingBloomFilter::from_bytes_with_hasher).
+    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, _quality: Q) -> Result<Self, Error> {
         let (mut r, flags) = ByteReader::open_with_flags(
             bytes,
             FilterKind::CountingBloom,
             &HasherProbe::of(&hasher),
-            ProbeSequence::HEADER_FLAGS,
+            ProbeSequence::HEADER_FLAGS | FLAG_UNIFORM_HASHES,
         )?;
+        Q::check_flags(flags)?;
         // Bytes with no sequence flag (all of format 1.0's) use linear probes.
         let sequence = ProbeSequence::from_header_flags(flags)?;
         let counters = r.u64("counters")?;
@@ -91,5 +95,26 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         Ok(CountingBloomFilter::from_parts(
             table, counters, hashes, sequence, hasher,
         ))
+    }
+}
+
+impl<S: BuildHasher> CountingBloomFilter<S> {
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
+    /// with `hasher`.
+    ///
+    /// Every field is checked before the table is allocated: the counter and
+    /// hash counts against their ranges, the table length against the
+    /// counter count, and the unused counters of the last word must be zero.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the field that is wrong;
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// hasher the filter was built with; [`Error::HashQualityMismatch`] when
+    /// the bytes are of a filter of
+    /// [`UniformHashes`](filter_core::UniformHashes) (load those with
+    /// [`from_bytes_with_quality`](CountingBloomFilter::from_bytes_with_quality)).
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
     }
 }

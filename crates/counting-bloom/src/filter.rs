@@ -1,16 +1,73 @@
 //! The public type: construction, insert, contains, remove, count, merge.
 
 use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
 
+use filter_core::hash_quality::not_empty;
 use filter_core::sizing::{MAX_BITS, blame_items, bloom_fpr, bloom_shape};
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove};
+use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, Remove,
+    UniformHashes,
+};
 
 use crate::counters::{
     MAX_COUNT, count_saturated, locate, nonzero_in_word, saturated_in_word, saturating_add_words,
     words_for, zeroed_table,
 };
 use crate::filter_simd::Lookup;
+use crate::uniform;
 use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
+
+/// Runs `$body` with `$probes` bound to the probe iterator of raw hash
+/// `$hash` in `$filter` (a `CountingBloomFilter<_, Q>`): one copy of the
+/// body per probe sequence and per hash quality, chosen by a `match` on the
+/// sequence inside a test of the constant `Q::UNIFORM`, so that each copy
+/// loops over one concrete iterator and the default quality compiles to
+/// what it did before the choice existed.
+macro_rules! with_probes {
+    ($filter:expr, $hash:expr, |$probes:ident| $body:expr) => {{
+        let len = $filter.counters;
+        let hash = $hash;
+        if Q::UNIFORM {
+            // The linear and folded sequences differ only in how they
+            // spread the hash, which a uniform filter does not do.
+            match $filter.sequence {
+                ProbeSequence::Linear | ProbeSequence::Folded => {
+                    let $probes = uniform::LinearProbes::new(hash, len);
+                    $body
+                }
+                ProbeSequence::Cubic => {
+                    let $probes = uniform::CubicProbes::new(hash, len);
+                    $body
+                }
+                ProbeSequence::Hashed => {
+                    let $probes = uniform::HashedProbes::new(hash, len);
+                    $body
+                }
+            }
+        } else {
+            match $filter.sequence {
+                ProbeSequence::Linear => {
+                    let $probes = LinearProbes::new(hash, len);
+                    $body
+                }
+                ProbeSequence::Folded => {
+                    let $probes = LinearProbes::folded(hash, len);
+                    $body
+                }
+                ProbeSequence::Cubic => {
+                    let $probes = CubicProbes::new(hash, len);
+                    $body
+                }
+                ProbeSequence::Hashed => {
+                    let $probes = HashedProbes::new(hash, len);
+                    $body
+                }
+            }
+        }
+    }};
+}
+pub(crate) use with_probes;
 
 /// The largest hash count a filter accepts. Every operation touches this
 /// many counters, so the limit bounds the cost of one call; 64 hashes is the
@@ -108,7 +165,7 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// where here it decrements k counters shared with many items, and any of
 /// them can later reach zero while an item that touches it is still present.
 #[derive(Clone)]
-pub struct CountingBloomFilter<S = DefaultHashBuilder> {
+pub struct CountingBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     pub(crate) table: Vec<u64>,
     pub(crate) counters: usize,
     pub(crate) hashes: u32,
@@ -122,6 +179,9 @@ pub struct CountingBloomFilter<S = DefaultHashBuilder> {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) lookup: Lookup,
     pub(crate) hasher: S,
+    /// Whether the probes start from the hash as it is or from its mix: a
+    /// type, so the choice costs nothing at run time.
+    pub(crate) quality: PhantomData<Q>,
 }
 
 impl CountingBloomFilter<DefaultHashBuilder> {
@@ -191,6 +251,68 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         Ok(Self::from_parts(table, counters, hashes, sequence, hasher))
     }
 
+    /// This filter, which must be empty, as one of [`UniformHashes`]: one
+    /// whose probes start from each hash as it is, without mixing it first.
+    ///
+    /// In exchange every hash the filter sees, through its hasher or a
+    /// `*_hash` method, must be uniform: the output of a good hasher, such
+    /// as the default one. Structured values (sequential ids, ids shifted
+    /// into the high bits) then share probes, and the false-positive rate
+    /// may exceed its target many times over; no item is ever lost either
+    /// way, and [`count`](CountingBloomFilter::count) never falls below the
+    /// truth for that. Only the mix of the key's hash is skipped: the
+    /// smallest tables' [`ProbeSequence::Hashed`] still mixes each probe.
+    /// See [`filter_core::hash_quality`] for the trade-off.
+    ///
+    /// The choice is part of the filter's bytes: load them with
+    /// [`from_bytes_with_quality`](CountingBloomFilter::from_bytes_with_quality).
+    ///
+    /// ```
+    /// use counting_bloom::{CountingBloomFilter, DefaultHashBuilder, UniformHashes};
+    ///
+    /// let mut sessions = CountingBloomFilter::with_fpr(10_000, 0.01)?.assume_uniform_hashes()?;
+    /// sessions.insert("7f3a-session");
+    /// sessions.insert("7f3a-session");
+    /// assert_eq!(sessions.count("7f3a-session"), 2);
+    ///
+    /// let bytes = sessions.to_bytes();
+    /// let hasher = DefaultHashBuilder::default();
+    /// let loaded = CountingBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
+    /// assert!(loaded.contains("7f3a-session"));
+    /// // Bytes of one quality never load as the other.
+    /// assert!(CountingBloomFilter::from_bytes(&bytes).is_err());
+    /// # Ok::<(), counting_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] if any counter is non-zero: its items sit
+    /// where the mixed hashes put them, and the filter would look for them
+    /// elsewhere. (A filter emptied by removes qualifies, unless a counter
+    /// saturated.) The check reads every counter: O(m).
+    pub fn assume_uniform_hashes(self) -> Result<CountingBloomFilter<S, UniformHashes>, Error> {
+        if self.table.iter().any(|&word| word != 0) {
+            // At least one item, whatever the estimate rounds to.
+            let items = self.estimated_len().max(1);
+            return Err(not_empty(
+                "assume_uniform_hashes",
+                format_args!("about {items}"),
+            ));
+        }
+        Ok(CountingBloomFilter {
+            table: self.table,
+            counters: self.counters,
+            hashes: self.hashes,
+            sequence: self.sequence,
+            saturated: self.saturated,
+            lookup: self.lookup,
+            hasher: self.hasher,
+            quality: PhantomData,
+        })
+    }
+}
+
+impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
     /// Assembles a filter from a validated table.
     pub(crate) fn from_parts(
         table: Vec<u64>,
@@ -211,6 +333,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             saturated,
             lookup: Lookup::for_shape(counters, hashes, sequence),
             hasher,
+            quality: PhantomData,
         }
     }
 
@@ -227,17 +350,12 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 
     /// As [`insert`](Self::insert), for an item whose raw 64-bit hash is
-    /// `hash` (the filter mixes it before use).
+    /// `hash` (the filter mixes it before use, unless its hashes are
+    /// [`UniformHashes`]).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) {
-        let len = self.counters;
         // The "was it new" answer is unused here, and compiled away.
-        match self.sequence {
-            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
-            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
-            ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
-        };
+        with_probes!(self, hash, |probes| self.insert_probes(probes));
     }
 
     /// The body of [`insert_hash`](Self::insert_hash) and
@@ -288,13 +406,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     /// As [`insert_unique`](Self::insert_unique), for a raw 64-bit hash.
     #[inline]
     pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        let len = self.counters;
-        match self.sequence {
-            ProbeSequence::Linear => self.insert_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Folded => self.insert_probes(LinearProbes::folded(hash, len)),
-            ProbeSequence::Cubic => self.insert_probes(CubicProbes::new(hash, len)),
-            ProbeSequence::Hashed => self.insert_probes(HashedProbes::new(hash, len)),
-        }
+        with_probes!(self, hash, |probes| self.insert_probes(probes))
     }
 
     /// Whether `item` may be present: `false` means it is certainly not
@@ -334,7 +446,26 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
             #[allow(unsafe_code)]
             // SAFETY: `gather` was made for this filter's shape
             // (`from_parts`), whose table holds `counters.div_ceil(16)` words.
-            return unsafe { crate::filter_simd::all_nonzero(&self.table, gather, hash) };
+            return unsafe { crate::filter_simd::all_nonzero::<Q>(&self.table, gather, hash) };
+        }
+        if Q::UNIFORM {
+            #[allow(unsafe_code)]
+            // SAFETY: as below; the uniform sequences reduce to `0..len` too.
+            return unsafe {
+                match self.sequence {
+                    ProbeSequence::Folded | ProbeSequence::Linear => {
+                        self.test_counters(uniform::LinearProbes::new(hash, len), branch_free)
+                    }
+                    ProbeSequence::Cubic => self.test_counters_out_of_line(
+                        uniform::CubicProbes::new(hash, len),
+                        branch_free,
+                    ),
+                    ProbeSequence::Hashed => self.test_counters_out_of_line(
+                        uniform::HashedProbes::new(hash, len),
+                        branch_free,
+                    ),
+                }
+            };
         }
         #[allow(unsafe_code)]
         // SAFETY: every probe sequence of a table of `len` cells yields
@@ -433,13 +564,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         if !self.contains_hash(hash) {
             return false;
         }
-        let len = self.counters;
-        match self.sequence {
-            ProbeSequence::Linear => self.remove_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Folded => self.remove_probes(LinearProbes::folded(hash, len)),
-            ProbeSequence::Cubic => self.remove_probes(CubicProbes::new(hash, len)),
-            ProbeSequence::Hashed => self.remove_probes(HashedProbes::new(hash, len)),
-        }
+        with_probes!(self, hash, |probes| self.remove_probes(probes))
     }
 
     /// The body of [`remove_hash`](Self::remove_hash) after its lookup, once
@@ -483,13 +608,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
 
     /// As [`count`](Self::count), for a raw 64-bit hash.
     pub fn count_hash(&self, hash: u64) -> u32 {
-        let len = self.counters;
-        match self.sequence {
-            ProbeSequence::Linear => self.count_probes(LinearProbes::new(hash, len)),
-            ProbeSequence::Folded => self.count_probes(LinearProbes::folded(hash, len)),
-            ProbeSequence::Cubic => self.count_probes(CubicProbes::new(hash, len)),
-            ProbeSequence::Hashed => self.count_probes(HashedProbes::new(hash, len)),
-        }
+        with_probes!(self, hash, |probes| self.count_probes(probes))
     }
 
     /// The body of [`count_hash`](Self::count_hash), once per sequence.
@@ -552,7 +671,7 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
     }
 }
 
-impl<S> CountingBloomFilter<S> {
+impl<S, Q> CountingBloomFilter<S, Q> {
     /// The false-positive rate the classic formula predicts with `items`
     /// distinct items present: (1 − e^(−k·items/m))^k. Saturated counters can
     /// only add to it, negligibly at design load.
@@ -691,7 +810,7 @@ pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     filter_core::sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for CountingBloomFilter<S, Q> {
     fn contains(&self, item: &T) -> bool {
         CountingBloomFilter::contains(self, item)
     }
@@ -701,7 +820,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for CountingBloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for CountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for CountingBloomFilter<S, Q> {
     /// Never fails: saturated counters only raise the false-positive rate.
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         CountingBloomFilter::insert(self, item);
@@ -709,7 +828,7 @@ impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for CountingBloomFilter<S> {
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Remove<T> for CountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Remove<T> for CountingBloomFilter<S, Q> {
     fn remove(&mut self, item: &T) -> bool {
         CountingBloomFilter::remove(self, item)
     }
@@ -726,8 +845,13 @@ mod tests {
         // item looks present (counter non-zero) but its third decrement would
         // go below zero. The remove must refuse and leave the counter at 2.
         let cubic = ProbeSequence::Cubic;
-        let filter =
-            CountingBloomFilter::from_parts(vec![2], 1, 3, cubic, DefaultHashBuilder::default());
+        let filter = CountingBloomFilter::<DefaultHashBuilder>::from_parts(
+            vec![2],
+            1,
+            3,
+            cubic,
+            DefaultHashBuilder::default(),
+        );
         let mut f = filter.clone();
         assert!(f.contains_hash(99));
         assert!(!f.remove_hash(99));
@@ -736,8 +860,13 @@ mod tests {
         // Saturated counters are skipped by both the decrements and the undo.
         // Counter 0 holds 2, counter 1 is saturated; an item touching
         // counter 0 three times and counter 1 once is refused unchanged.
-        let mut g =
-            CountingBloomFilter::from_parts(vec![0xF2], 2, 4, cubic, DefaultHashBuilder::default());
+        let mut g = CountingBloomFilter::<DefaultHashBuilder>::from_parts(
+            vec![0xF2],
+            2,
+            4,
+            cubic,
+            DefaultHashBuilder::default(),
+        );
         let before = g.table().to_vec();
         let mut tried = 0;
         for hash in 0..1_000 {

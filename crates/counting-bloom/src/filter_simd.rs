@@ -55,6 +55,8 @@
 
 #![allow(unsafe_code)]
 
+#[cfg(target_arch = "x86_64")]
+use filter_core::HashQuality;
 use filter_core::ProbeSequence;
 
 use crate::kernel::Kernel;
@@ -139,7 +141,11 @@ impl Lookup {
 /// follows from `gather` existing.)
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn all_nonzero(table: &[u64], gather: &Gather, hash: u64) -> bool {
+pub(crate) unsafe fn all_nonzero<Q: HashQuality>(
+    table: &[u64],
+    gather: &Gather,
+    hash: u64,
+) -> bool {
     debug_assert!(table.len() as u64 >= gather.len[0].div_ceil(16));
     // One copy per group count, each unrolled: a branch on the hash count,
     // the same for every lookup of a filter, so always predicted.
@@ -148,10 +154,10 @@ pub(crate) unsafe fn all_nonzero(table: &[u64], gather: &Gather, hash: u64) -> b
     // the table.
     unsafe {
         match gather.groups {
-            1 => avx2::all_nonzero::<1>(table, gather, hash),
-            2 => avx2::all_nonzero::<2>(table, gather, hash),
-            3 => avx2::all_nonzero::<3>(table, gather, hash),
-            _ => avx2::all_nonzero::<4>(table, gather, hash),
+            1 => avx2::all_nonzero::<1, Q>(table, gather, hash),
+            2 => avx2::all_nonzero::<2, Q>(table, gather, hash),
+            3 => avx2::all_nonzero::<3, Q>(table, gather, hash),
+            _ => avx2::all_nonzero::<4, Q>(table, gather, hash),
         }
     }
 }
@@ -171,9 +177,10 @@ mod avx2 {
         _mm256_slli_epi64, _mm256_srli_epi64, _mm256_srlv_epi64, _mm256_testz_si256,
     };
 
-    use filter_core::LinearProbes;
+    use filter_core::{HashQuality, LinearProbes};
 
     use super::Gather;
+    use crate::uniform::linear_start;
 
     /// The intrinsics take i64; these are bit-for-bit reinterpretations.
     fn lane(x: u64) -> i64 {
@@ -210,18 +217,21 @@ mod avx2 {
     // Out of line even where it could be inlined (see the module docs).
     #[inline(never)]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn all_nonzero<const GROUPS: usize>(
+    pub(super) unsafe fn all_nonzero<const GROUPS: usize, Q: HashQuality>(
         table: &[u64],
         gather: &Gather,
         hash: u64,
     ) -> bool {
         let counters = gather.len[0] as usize;
-        let probes = if gather.folded {
-            LinearProbes::folded(hash, counters)
+        // A constant of the type: the default compiles to the two mixed
+        // starts alone.
+        let (x, y) = if Q::UNIFORM {
+            linear_start(hash)
+        } else if gather.folded {
+            LinearProbes::folded(hash, counters).next_and_step()
         } else {
-            LinearProbes::new(hash, counters)
+            LinearProbes::new(hash, counters).next_and_step()
         };
-        let (x, y) = probes.next_and_step();
         let at = |j: u64| lane(x.wrapping_add(y.wrapping_mul(j)));
         // SAFETY: the CPU has AVX2 (the caller's promise), and the gathers
         // stay in the table: each lane's position is `reduce(_, counters) <
@@ -263,14 +273,18 @@ mod tests {
     use super::*;
     use crate::CountingBloomFilter;
     use crate::counters::zeroed_table;
-    use filter_core::{DefaultHashBuilder, mix64};
+    use filter_core::{AnyHashes, DefaultHashBuilder, HashQuality, UniformHashes, mix64};
 
     /// A filter of `counters` counters and `hashes` hashes on `sequence`
     /// (linear or folded), whatever its size, holding
     /// `counters / (2·hashes)` keys (about 40 % of the counters non-zero, so
     /// lookups answer both ways) and one key inserted 20 times (saturated
     /// counters).
-    fn filter_on(counters: u64, hashes: u32, sequence: ProbeSequence) -> CountingBloomFilter {
+    fn filter_on<Q: HashQuality>(
+        counters: u64,
+        hashes: u32,
+        sequence: ProbeSequence,
+    ) -> CountingBloomFilter<DefaultHashBuilder, Q> {
         let table = zeroed_table(counters).unwrap();
         let mut filter = CountingBloomFilter::from_parts(
             table,
@@ -290,9 +304,14 @@ mod tests {
 
     #[test]
     fn both_lookups_agree_at_every_hash_count() {
-        // 1 word, a partial last word, cache-resident and 4.8 MB tables;
-        // every hash count the AVX2 lookup takes. On a CPU without AVX2
-        // both filters run the portable lookup.
+        both_lookups_agree::<AnyHashes>();
+        both_lookups_agree::<UniformHashes>();
+    }
+
+    /// 1 word, a partial last word, cache-resident and 4.8 MB tables;
+    /// every hash count the AVX2 lookup takes, filters of quality `Q`. On
+    /// a CPU without AVX2 both filters run the portable lookup.
+    fn both_lookups_agree<Q: HashQuality>() {
         let avx2 = Kernel::detect() != Kernel::Portable;
         let shapes = [1u64, 17, 1_000, 100_003, 9_585_059]
             .into_iter()
@@ -302,7 +321,7 @@ mod tests {
                 })
             });
         for (counters, hashes, sequence) in shapes {
-            let mut fast = filter_on(counters, hashes, sequence);
+            let mut fast = filter_on::<Q>(counters, hashes, sequence);
             assert_eq!(
                 fast.lookup != Lookup::Portable,
                 avx2,

@@ -211,11 +211,15 @@ mod filter;
 mod filter_simd;
 mod kernel;
 mod std_traits;
+mod uniform;
 
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
-pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, ProbeSequence, Remove};
+pub use filter_core::{
+    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, Insert, ProbeSequence, Remove,
+    UniformHashes,
+};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
 #[cfg(doctest)]

@@ -5,11 +5,11 @@
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
-use filter_core::HasherProbe;
+use filter_core::{HashQuality, HasherProbe};
 
 use crate::{BlockedCountingBloomFilter, CountingBloomFilter};
 
-impl<S> fmt::Debug for CountingBloomFilter<S> {
+impl<S, Q: HashQuality> fmt::Debug for CountingBloomFilter<S, Q> {
     /// The shape, not the table: a table can be gigabytes, and a `{:?}` in
     /// a log line should not print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -19,11 +19,12 @@ impl<S> fmt::Debug for CountingBloomFilter<S> {
             .field("probe_sequence", &self.sequence)
             .field("saturated_counters", &self.saturated)
             .field("memory_bytes", &self.memory_bytes())
+            .field("hash_quality", &Q::NAME)
             .finish_non_exhaustive()
     }
 }
 
-impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
+impl<S, Q: HashQuality> fmt::Debug for BlockedCountingBloomFilter<S, Q> {
     /// The shape, not the blocks, and how keys' hashes become their words
     /// (`Folded`, or `SplitMix` in a filter loaded from bytes older than
     /// format 1.5).
@@ -34,6 +35,7 @@ impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
             .field("pair_mix", &self.patterns.mix)
             .field("saturated_counters", &self.saturated)
             .field("memory_bytes", &self.memory_bytes())
+            .field("hash_quality", &Q::NAME)
             .finish_non_exhaustive()
     }
 }
@@ -46,7 +48,7 @@ impl<S> fmt::Debug for BlockedCountingBloomFilter<S> {
 /// needs no comparison. Equal filters answer every query (and
 /// [`count`](CountingBloomFilter::count)) alike and stay equal under the
 /// same operations.
-impl<S: BuildHasher> PartialEq for CountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> PartialEq for CountingBloomFilter<S, Q> {
     fn eq(&self, other: &Self) -> bool {
         self.counters == other.counters
             && self.hashes == other.hashes
@@ -56,7 +58,7 @@ impl<S: BuildHasher> PartialEq for CountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Eq for CountingBloomFilter<S> {}
+impl<S: BuildHasher, Q: HashQuality> Eq for CountingBloomFilter<S, Q> {}
 
 /// Two filters are equal when they have the same hash count, the same
 /// key mix (both new, or both loaded from bytes older than format 1.5) and
@@ -64,7 +66,7 @@ impl<S: BuildHasher> Eq for CountingBloomFilter<S> {}
 /// [`to_bytes`](BlockedCountingBloomFilter::to_bytes) are equal as well. The
 /// saturated-counter count follows from the blocks and the kernel (AVX2 or
 /// portable) computes the same counters, so neither is compared.
-impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
+impl<S: BuildHasher, Q: HashQuality> PartialEq for BlockedCountingBloomFilter<S, Q> {
     fn eq(&self, other: &Self) -> bool {
         self.hashes == other.hashes
             && self.patterns.mix == other.patterns.mix
@@ -73,14 +75,14 @@ impl<S: BuildHasher> PartialEq for BlockedCountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Eq for BlockedCountingBloomFilter<S> {}
+impl<S: BuildHasher, Q: HashQuality> Eq for BlockedCountingBloomFilter<S, Q> {}
 
 /// Inserts every item in order, as [`insert`](CountingBloomFilter::insert)
 /// does, through [`insert_batch`](CountingBloomFilter::insert_batch): inserts never
 /// fail, so neither does this. Items may be owned or borrowed, hashed
 /// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
 /// a range, `filter.extend(["a", "b"])` string slices.
-impl<T: Hash, S: BuildHasher> Extend<T> for CountingBloomFilter<S> {
+impl<T: Hash, S: BuildHasher, Q: HashQuality> Extend<T> for CountingBloomFilter<S, Q> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }
@@ -91,7 +93,7 @@ impl<T: Hash, S: BuildHasher> Extend<T> for CountingBloomFilter<S> {
 /// fail, so neither does this. Items may be owned or borrowed, hashed
 /// alike: `filter.extend(&ids)` takes a `&Vec<u64>`, `filter.extend(0..n)`
 /// a range, `filter.extend(["a", "b"])` string slices.
-impl<T: Hash, S: BuildHasher> Extend<T> for BlockedCountingBloomFilter<S> {
+impl<T: Hash, S: BuildHasher, Q: HashQuality> Extend<T> for BlockedCountingBloomFilter<S, Q> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
         self.insert_batch(items);
     }

@@ -5,7 +5,7 @@ use counting_bloom::{
     BlockedCountingBloomFilter, CountingBloomFilter, DefaultHashBuilder, Error, MAX_BLOCKED_HASHES,
     MAX_BLOCKS,
 };
-use filter_core::format::{FLAG_FOLDED_PAIR, HEADER_BYTES, reseal};
+use filter_core::format::{FLAG_FOLDED_PAIR, FLAG_UNIFORM_HASHES, HEADER_BYTES, reseal};
 use filter_core::testing::{BAD_RATES, header};
 
 type Blocked = BlockedCountingBloomFilter;
@@ -293,7 +293,8 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
     // (FLAG_FOLDED_PROBES) and refuses the other thirteen. A classic filter
     // loaded with one of its bits set is read with that sequence and must
     // then count and remove as any other; any two at once name two
-    // sequences and are refused.
+    // sequences and are refused. Both know bit 5 (FLAG_UNIFORM_HASHES) too,
+    // and refuse it as the other hash quality (tests/uniform.rs loads it).
     use counting_bloom::ProbeSequence;
     let mut blocked = Blocked::with_blocks(3, 6).unwrap();
     let mut classic = CountingBloomFilter::with_counters(100_000, 3).unwrap();
@@ -307,6 +308,14 @@ fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_layout() {
         if 1 << bit == FLAG_FOLDED_PAIR {
             assert_eq!(flagged, blocked.to_bytes());
             assert_eq!(Blocked::from_bytes(&flagged).unwrap(), blocked);
+        } else if 1 << bit == FLAG_UNIFORM_HASHES {
+            let err = Blocked::from_bytes(&flagged).unwrap_err();
+            assert!(matches!(err, Error::HashQualityMismatch { .. }), "{err}");
+            let err =
+                CountingBloomFilter::from_bytes(&header::with_flags(&classic.to_bytes(), 1 << bit))
+                    .unwrap_err();
+            assert!(matches!(err, Error::HashQualityMismatch { .. }), "{err}");
+            continue;
         } else {
             let reason = corrupt_reason(Blocked::from_bytes(&flagged));
             assert!(
