@@ -564,6 +564,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn uniform_hashes_take_their_words_from_the_hash_as_it_is() {
+        // Written out from the definition, not from `uniform.rs`: x = h,
+        // y = h ^ (h << 32); the first half in block reduce(x) with
+        // counters from y, the second in block reduce(y) with counters
+        // from x. One key in an empty filter sets exactly those counters.
+        use crate::counter_block::{shift_in_word, words_of};
+        let (blocks, k) = (1_001usize, 9);
+        let any = BlockedCountingBloomFilter::with_blocks(blocks as u64, k).unwrap();
+        let uniform = any.clone().assume_uniform_hashes().unwrap();
+        let mut moved = 0;
+        for h in (0..500u64).map(|i| filter_core::mix64(i ^ 0xBEEF)) {
+            let (x, y) = (h, h ^ (h << 32));
+            let mut expected = vec![Block::default(); blocks];
+            for (block, bits, len) in [
+                (filter_core::reduce(x, blocks), y, k.div_ceil(2)),
+                (filter_core::reduce(y, blocks), x, k / 2),
+            ] {
+                let words = words_of(bits, crate::counter_block::stride_patterns(len));
+                for w in (0..8).filter(|w| words >> w & 1 == 1) {
+                    expected[block].0[w] += 1 << shift_in_word(bits, w);
+                }
+            }
+            let mut u = uniform.clone();
+            u.insert_hash(h);
+            assert_eq!(u.blocks, expected, "hash {h:#x}");
+            let mut a = any.clone();
+            a.insert_hash(h);
+            moved += usize::from(a.blocks != u.blocks);
+            assert!(u.contains_hash(h) && u.count_hash(h) == 1 && u.remove_hash(h));
+            assert_eq!(u.nonzero_counters(), 0);
+        }
+        assert_eq!(moved, 500);
+    }
+
+    #[test]
     fn refused_remove_undoes_partial_decrements() {
         // Two blocks; find hashes whose halves share a block and a counter.
         // With that counter at 1 and the item's other counters non-zero, the

@@ -839,6 +839,82 @@ mod tests {
     use super::*;
     use filter_core::probes::probe_positions;
 
+    /// The counters one key sets in an empty filter, as (counter, value).
+    fn set_counters<Q>(filter: &CountingBloomFilter<DefaultHashBuilder, Q>) -> Vec<(usize, u64)> {
+        (0..filter.counters)
+            .map(|c| (c, (filter.table[c / 16] >> (4 * (c % 16))) & 15))
+            .filter(|&(_, v)| v != 0)
+            .collect()
+    }
+
+    #[test]
+    fn uniform_hashes_probe_from_the_hash_as_it_is() {
+        // Written out from the definition, not from `uniform.rs`: probe j
+        // of hash h is reduce(h + j·y, m), y = rotl(h, 32) ^ 0x9E37…7C15,
+        // the folded sequence without its product; the default filter puts
+        // h through the product first, so it lands elsewhere.
+        let (m, k) = (1_000_003u64, 7);
+        let any = CountingBloomFilter::with_counters(m, k).unwrap();
+        let uniform = any.clone().assume_uniform_hashes().unwrap();
+        assert_eq!(any.probe_sequence(), ProbeSequence::Folded);
+        let mut moved = 0;
+        for h in (0..500u64).map(|i| filter_core::mix64(i ^ 0xC0FFEE)) {
+            let y = h.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
+            let mut expected: Vec<usize> = (0..u64::from(k))
+                .map(|j| filter_core::reduce(h.wrapping_add(j.wrapping_mul(y)), m as usize))
+                .collect();
+            expected.sort_unstable();
+            let mut u = uniform.clone();
+            u.insert_hash(h);
+            let set: Vec<usize> = set_counters(&u).into_iter().map(|(c, _)| c).collect();
+            assert_eq!(set, expected, "hash {h:#x}");
+            let mut a = any.clone();
+            a.insert_hash(h);
+            moved += usize::from(set_counters(&a) != set_counters(&u));
+            // And every path finds it there: lookup, count, remove.
+            assert!(u.contains_hash(h) && u.count_hash(h) == 1 && u.remove_hash(h));
+            assert!(set_counters(&u).is_empty());
+        }
+        assert_eq!(moved, 500);
+    }
+
+    #[test]
+    fn uniform_small_tables_keep_their_sequences_from_the_hash() {
+        // The cubic and hashed sequences of small tables start from the
+        // hash too; the hashed one still mixes each probe value.
+        let h = 0x0123_4567_89AB_CDEFu64;
+        let y = h.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
+        for (m, k, sequence) in [
+            (100u64, 7u32, ProbeSequence::Cubic),
+            (40, 7, ProbeSequence::Hashed),
+        ] {
+            let mut u = CountingBloomFilter::with_counters(m, k)
+                .unwrap()
+                .assume_uniform_hashes()
+                .unwrap();
+            assert_eq!(u.probe_sequence(), sequence);
+            u.insert_hash(h);
+            let z = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+            let mut expected = vec![0u64; m as usize];
+            for j in 0..u64::from(k) {
+                let linear = h.wrapping_add(j.wrapping_mul(y));
+                let value = match sequence {
+                    ProbeSequence::Cubic => {
+                        linear.wrapping_add(((j * j * j - j) / 6).wrapping_mul(z))
+                    }
+                    _ => filter_core::mix64(linear),
+                };
+                expected[filter_core::reduce(value, m as usize)] += 1;
+            }
+            let expected: Vec<(usize, u64)> = expected
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, v)| v != 0)
+                .collect();
+            assert_eq!(set_counters(&u), expected, "{sequence:?}");
+        }
+    }
+
     #[test]
     fn refused_remove_undoes_partial_decrements() {
         // One counter holding 2, and items that touch it three times: the
