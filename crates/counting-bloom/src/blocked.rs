@@ -80,6 +80,33 @@ use crate::kernel::Kernel;
 /// # Ok::<(), counting_bloom::Error>(())
 /// ```
 ///
+/// # Hash quality
+///
+/// The second type parameter, `Q`, says what the filter may assume about
+/// the hashes it sees. The default, [`AnyHashes`], spreads every hash
+/// before its two words come from it, so any `u64` is safe to pass to the
+/// `*_hash` methods. [`UniformHashes`]
+/// ([`assume_uniform_hashes`](Self::assume_uniform_hashes)) takes them
+/// from the hash as it is (the hash, and the hash xored with itself
+/// shifted up by 32 bits), which saves that work on every operation and
+/// asks the caller for uniform hashes (a good hasher's output, not ids):
+/// structured hashes then share counters and raise the rate, never causing
+/// a false negative. Bytes record the choice and load only as it
+/// ([`from_bytes_with_quality`](Self::from_bytes_with_quality)):
+///
+/// ```
+/// use counting_bloom::{BlockedCountingBloomFilter, DefaultHashBuilder, UniformHashes};
+///
+/// let mut filter = BlockedCountingBloomFilter::with_fpr(1_000, 0.01)?.assume_uniform_hashes()?;
+/// filter.insert("alice");
+/// let bytes = filter.to_bytes();
+/// let hasher = DefaultHashBuilder::default();
+/// let again = BlockedCountingBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
+/// assert_eq!(again, filter);
+/// assert!(BlockedCountingBloomFilter::from_bytes(&bytes).is_err()); // not as `AnyHashes`
+/// # Ok::<(), counting_bloom::Error>(())
+/// ```
+///
 /// # Invariants
 ///
 /// - There are at least 2 blocks; every counter is in `0..=15`, and every
