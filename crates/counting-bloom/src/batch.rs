@@ -13,7 +13,6 @@ use filter_core::{CubicProbes, HashQuality, HashedProbes, LinearProbes, ProbeSeq
 use crate::counter_block::words;
 use crate::counters::locate;
 use crate::filter::with_probes;
-use crate::uniform;
 use crate::{BlockedCountingBloomFilter, CountingBloomFilter};
 
 impl<S: BuildHasher, Q: HashQuality> Lookahead for CountingBloomFilter<S, Q> {

@@ -15,7 +15,6 @@ use crate::counters::{
     words_for, zeroed_table,
 };
 use crate::filter_simd::Lookup;
-use crate::uniform;
 use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
 /// Runs `$body` with `$probes` bound to the probe iterator of raw hash
@@ -33,15 +32,15 @@ macro_rules! with_probes {
             // spread the hash, which a uniform filter does not do.
             match $filter.sequence {
                 ProbeSequence::Linear | ProbeSequence::Folded => {
-                    let $probes = uniform::LinearProbes::new(hash, len);
+                    let $probes = LinearProbes::from_uniform_hash(hash, len);
                     $body
                 }
                 ProbeSequence::Cubic => {
-                    let $probes = uniform::CubicProbes::new(hash, len);
+                    let $probes = CubicProbes::from_uniform_hash(hash, len);
                     $body
                 }
                 ProbeSequence::Hashed => {
-                    let $probes = uniform::HashedProbes::new(hash, len);
+                    let $probes = HashedProbes::from_uniform_hash(hash, len);
                     $body
                 }
             }
@@ -480,14 +479,14 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
             return unsafe {
                 match self.sequence {
                     ProbeSequence::Folded | ProbeSequence::Linear => {
-                        self.test_counters(uniform::LinearProbes::new(hash, len), branch_free)
+                        self.test_counters(LinearProbes::from_uniform_hash(hash, len), branch_free)
                     }
                     ProbeSequence::Cubic => self.test_counters_out_of_line(
-                        uniform::CubicProbes::new(hash, len),
+                        CubicProbes::from_uniform_hash(hash, len),
                         branch_free,
                     ),
                     ProbeSequence::Hashed => self.test_counters_out_of_line(
-                        uniform::HashedProbes::new(hash, len),
+                        HashedProbes::from_uniform_hash(hash, len),
                         branch_free,
                     ),
                 }

@@ -180,7 +180,6 @@ mod avx2 {
     use filter_core::{HashQuality, LinearProbes};
 
     use super::Gather;
-    use crate::uniform::linear_start;
 
     /// The intrinsics take i64; these are bit-for-bit reinterpretations.
     fn lane(x: u64) -> i64 {
@@ -226,7 +225,7 @@ mod avx2 {
         // A constant of the type: the default compiles to the two mixed
         // starts alone.
         let (x, y) = if Q::UNIFORM {
-            linear_start(hash)
+            LinearProbes::from_uniform_hash(hash, counters).next_and_step()
         } else if gather.folded {
             LinearProbes::folded(hash, counters).next_and_step()
         } else {
