@@ -22,7 +22,9 @@ pub(crate) fn entries() -> Vec<Entry> {
         entry::<Blocked>(),
         entry::<Blocked<UniformHashes>>(),
         entry::<Counting>(),
+        entry::<Counting<UniformHashes>>(),
         entry::<BlockedCounting>(),
+        entry::<BlockedCounting<UniformHashes>>(),
         entry::<Cuckoo>(),
         entry::<Cuckoo<UniformHashes>>(),
         entry::<Xor8>(),
@@ -191,10 +193,11 @@ impl<Q: Quality> Subject for Blocked<Q> {
 }
 
 /// `counting_bloom::CountingBloomFilter`.
-pub(crate) struct Counting(counting_bloom::CountingBloomFilter<Cheap64>);
+pub(crate) struct Counting<Q: Quality = AnyHashes>(counting_bloom::CountingBloomFilter<Cheap64, Q>);
 
-impl Subject for Counting {
-    const NAME: &'static str = "CountingBloomFilter";
+impl<Q: Quality> Subject for Counting<Q> {
+    const NAME: &'static str = Q::COUNTING;
+    const UNIFORM_HASHES: bool = Q::UNIFORM;
     const CRATE: &'static str = "counting-bloom";
     const FAMILY: Family = Family::CountingBloom;
     const PEER: bool = false;
@@ -204,11 +207,11 @@ impl Subject for Counting {
     const SIZED: bool = true;
 
     fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
+        let mut f = Q::counting(counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         for k in keys {
             f.insert(k);
         }
@@ -216,11 +219,11 @@ impl Subject for Counting {
     }
     const BATCH_INSERT: bool = true;
     fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
+        let mut f = Q::counting(counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
             keys.len(),
             rate(target)?,
             Cheap64::default(),
-        )?;
+        )?)?;
         f.insert_batch(keys);
         Ok(Counting(f))
     }
@@ -260,10 +263,13 @@ impl Subject for Counting {
 
 /// `counting_bloom::BlockedCountingBloomFilter`: each key's counters in two
 /// 64-byte blocks.
-pub(crate) struct BlockedCounting(counting_bloom::BlockedCountingBloomFilter<Cheap64>);
+pub(crate) struct BlockedCounting<Q: Quality = AnyHashes>(
+    counting_bloom::BlockedCountingBloomFilter<Cheap64, Q>,
+);
 
-impl Subject for BlockedCounting {
-    const NAME: &'static str = "BlockedCountingBloomFilter";
+impl<Q: Quality> Subject for BlockedCounting<Q> {
+    const NAME: &'static str = Q::BLOCKED_COUNTING;
+    const UNIFORM_HASHES: bool = Q::UNIFORM;
     const CRATE: &'static str = "counting-bloom";
     const FAMILY: Family = Family::CountingBloom;
     const PEER: bool = false;
@@ -273,10 +279,12 @@ impl Subject for BlockedCounting {
     const SIZED: bool = true;
 
     fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
+        let mut f = Q::blocked_counting(
+            counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
+                keys.len(),
+                rate(target)?,
+                Cheap64::default(),
+            )?,
         )?;
         for k in keys {
             f.insert(k);
@@ -285,10 +293,12 @@ impl Subject for BlockedCounting {
     }
     const BATCH_INSERT: bool = true;
     fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
+        let mut f = Q::blocked_counting(
+            counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
+                keys.len(),
+                rate(target)?,
+                Cheap64::default(),
+            )?,
         )?;
         f.insert_batch(keys);
         Ok(BlockedCounting(f))

@@ -9,6 +9,7 @@
 //! known to be uniform.
 
 use bloom::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
+use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
 use cuckoo::CuckooFilter;
 use filter_core::{AnyHashes, HashQuality, UniformHashes};
 
@@ -22,6 +23,10 @@ pub(crate) trait Quality: HashQuality {
     const BLOOM: &'static str;
     /// The `BlockedBloomFilter` row's name.
     const BLOCKED: &'static str;
+    /// The `CountingBloomFilter` row's name.
+    const COUNTING: &'static str;
+    /// The `BlockedCountingBloomFilter` row's name.
+    const BLOCKED_COUNTING: &'static str;
     /// The `CuckooFilter` row's name.
     const CUCKOO: &'static str;
 
@@ -37,13 +42,33 @@ pub(crate) trait Quality: HashQuality {
         filter: AtomicBlockedBloomFilter<Cheap64>,
     ) -> Result<AtomicBlockedBloomFilter<Cheap64, Self>>;
     /// `filter`, empty, as a filter of this quality.
+    fn counting(filter: CountingBloomFilter<Cheap64>)
+    -> Result<CountingBloomFilter<Cheap64, Self>>;
+    /// `filter`, empty, as a filter of this quality.
+    fn blocked_counting(
+        filter: BlockedCountingBloomFilter<Cheap64>,
+    ) -> Result<BlockedCountingBloomFilter<Cheap64, Self>>;
+    /// `filter`, empty, as a filter of this quality.
     fn cuckoo(filter: CuckooFilter<Cheap64>) -> Result<CuckooFilter<Cheap64, Self>>;
 }
 
 impl Quality for AnyHashes {
     const BLOOM: &'static str = "BloomFilter";
     const BLOCKED: &'static str = "BlockedBloomFilter";
+    const COUNTING: &'static str = "CountingBloomFilter";
+    const BLOCKED_COUNTING: &'static str = "BlockedCountingBloomFilter";
     const CUCKOO: &'static str = "CuckooFilter";
+
+    fn counting(
+        filter: CountingBloomFilter<Cheap64>,
+    ) -> Result<CountingBloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
+    fn blocked_counting(
+        filter: BlockedCountingBloomFilter<Cheap64>,
+    ) -> Result<BlockedCountingBloomFilter<Cheap64, Self>> {
+        Ok(filter)
+    }
 
     fn bloom(filter: BloomFilter<Cheap64>) -> Result<BloomFilter<Cheap64, Self>> {
         Ok(filter)
@@ -70,7 +95,20 @@ impl Quality for AnyHashes {
 impl Quality for UniformHashes {
     const BLOOM: &'static str = "BloomFilter (UniformHashes)";
     const BLOCKED: &'static str = "BlockedBloomFilter (UniformHashes)";
+    const COUNTING: &'static str = "CountingBloomFilter (UniformHashes)";
+    const BLOCKED_COUNTING: &'static str = "BlockedCountingBloomFilter (UniformHashes)";
     const CUCKOO: &'static str = "CuckooFilter (UniformHashes)";
+
+    fn counting(
+        filter: CountingBloomFilter<Cheap64>,
+    ) -> Result<CountingBloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
+    fn blocked_counting(
+        filter: BlockedCountingBloomFilter<Cheap64>,
+    ) -> Result<BlockedCountingBloomFilter<Cheap64, Self>> {
+        Ok(filter.assume_uniform_hashes()?)
+    }
 
     fn bloom(filter: BloomFilter<Cheap64>) -> Result<BloomFilter<Cheap64, Self>> {
         Ok(filter.assume_uniform_hashes()?)
