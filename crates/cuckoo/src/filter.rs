@@ -408,8 +408,8 @@ impl<S: BuildHasher> CuckooFilter<S> {
     /// that takes each hash as it is, without mixing it first.
     ///
     /// Lookups get about a quarter faster (absent keys at 10^6 keys and 1 %:
-    /// 3.6 → 2.6–2.8 ns on a 2-core AMD EPYC, `cargo xtask compare`, three
-    /// alternating runs), inserts and removes a little. In exchange every
+    /// 3.56–3.73 → 2.53–2.65 ns over eight runs of `cargo xtask compare` on
+    /// a 2-core AMD EPYC), inserts and removes a little. In exchange every
     /// hash the filter sees, through its hasher or a `*_hash` method, must
     /// be uniform: the output of a good hasher, such as the default one.
     /// Structured values (sequential ids, ids shifted into the high bits)

@@ -19,10 +19,11 @@
 //! - [`AnyHashes`], the default: the filter mixes every hash. Any `u64` is
 //!   safe to pass to the `*_hash` methods.
 //! - [`UniformHashes`]: the caller promises that every hash the filter sees
-//!   is uniformly distributed, and the filter uses it as it is. Measured at
-//!   10^6 keys and 1 % (`cargo xtask compare`, a 2-core AMD EPYC, three
-//!   alternating runs): cuckoo lookups 3.6 → 2.6–2.8 ns, blocked Bloom
-//!   lookups 2.0 → 1.55 ns, classic Bloom lookups 6.5 → 5.6 ns.
+//!   is uniformly distributed, and the filter uses it as it is. In the
+//!   committed `cargo xtask compare` report (10^6 keys, 1 %, a 2-core AMD
+//!   EPYC, a shuffled mix of members and non-members), lookups took: cuckoo
+//!   3.72 → 2.65 ns, blocked Bloom 2.04 → 1.56, classic Bloom 6.48 → 5.73,
+//!   blocked counting 5.32 → 3.83, classic counting 8.39 → 7.84.
 //!
 //! The promise holds for keys hashed by the filter's own hasher when that
 //! hasher is a good one (the default is), and for `*_hash` values that come
