@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::measure::Timing;
-use super::row::{Row, count, pct};
+use super::row::{Row, count, default_quality, pct};
 use super::subject::SHARED_THREADS;
 
 /// Each of our rows with the peer row of the same family, size and target
@@ -54,11 +54,7 @@ fn min_by<'a>(rows: impl Iterator<Item = &'a Row>, key: impl Fn(&Row) -> f64) ->
 /// advice is for the default types, and those rows carry a promise about
 /// the hashes that the advice cannot check.
 pub(crate) fn section(rows: &[Row]) -> String {
-    let defaults: Vec<Row> = rows
-        .iter()
-        .filter(|r| !r.entry.uniform_hashes)
-        .cloned()
-        .collect();
+    let defaults = default_quality(rows);
     let rows = defaults.as_slice();
     let mut s = String::new();
     let (Some(large), Some(small)) = (

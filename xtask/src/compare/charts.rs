@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Result;
-use super::row::{Row, count, pct};
+use super::row::{Row, count, default_quality, pct};
 use super::subject::Family;
 use super::theory;
 
@@ -57,11 +57,7 @@ fn chart_error(e: impl std::fmt::Display) -> super::Error {
 pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
     // The default types only: a row of `UniformHashes` shares its family,
     // colour and crate with the default's, and the tables show it.
-    let defaults: Vec<Row> = rows
-        .iter()
-        .filter(|r| !r.entry.uniform_hashes)
-        .cloned()
-        .collect();
+    let defaults = default_quality(rows);
     let rows = defaults.as_slice();
     let paths: Vec<PathBuf> = FILES.iter().map(|(f, _)| dir.join(f)).collect();
     fpr_chart(&paths[0], rows).map_err(chart_error)?;

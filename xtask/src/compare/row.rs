@@ -72,6 +72,15 @@ impl Row {
     }
 }
 
+/// The rows of the default hash quality: those of `UniformHashes` left out
+/// (the advice and the charts; see `quality.rs`).
+pub(crate) fn default_quality(rows: &[Row]) -> Vec<Row> {
+    rows.iter()
+        .filter(|r| !r.entry.uniform_hashes)
+        .cloned()
+        .collect()
+}
+
 /// A rate as a percentage with as many digits as it needs: `1 %`, `0.1 %`,
 /// `0.0015 %`.
 pub(crate) fn pct(p: f64) -> String {
