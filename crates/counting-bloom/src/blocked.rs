@@ -593,7 +593,7 @@ mod tests {
     #[test]
     fn uniform_hashes_take_their_words_from_the_hash_as_it_is() {
         // Written out from the definition, not from `uniform.rs`: x = h,
-        // y = h ^ (h << 32); the first half in block reduce(x) with
+        // y = folded_product(h ^ φ); the first half in block reduce(x) with
         // counters from y, the second in block reduce(y) with counters
         // from x. One key in an empty filter sets exactly those counters.
         use crate::counter_block::{shift_in_word, words_of};
@@ -602,7 +602,8 @@ mod tests {
         let uniform = any.clone().assume_uniform_hashes().unwrap();
         let mut moved = 0;
         for h in (0..500u64).map(|i| filter_core::mix64(i ^ 0xBEEF)) {
-            let (x, y) = (h, h ^ (h << 32));
+            let y = filter_core::probes::folded_product(h ^ 0x9E37_79B9_7F4A_7C15);
+            let (x, y) = (h, y);
             let mut expected = vec![Block::default(); blocks];
             for (block, bits, len) in [
                 (filter_core::reduce(x, blocks), y, k.div_ceil(2)),

@@ -8,8 +8,8 @@
 //! filters built since format 1.5, x = `folded_product(hash)` and
 //! y = `folded_product(hash ⊕ φ)` (φ = `0x9E3779B97F4A7C15`), two
 //! independent 64 × 64 → 128-bit products, each folded to 64 bits (in
-//! filters of [`UniformHashes`](filter_core::UniformHashes), x = hash and
-//! y = hash ⊕ (hash << 32), see `uniform.rs`):
+//! filters of [`UniformHashes`](filter_core::UniformHashes), x = hash itself,
+//! see `uniform.rs`):
 //!
 //! - the **first half** of the key, ⌈k/2⌉ counters, lies in block
 //!   `reduce(x, blocks)` and takes its counters from y;
@@ -55,7 +55,7 @@ pub(crate) const BLOCK_COUNTERS: u64 = 128;
 
 /// What sets the second word's input apart from the first's: the golden
 /// gamma, added ([`PairMix::SplitMix`]) or xored ([`PairMix::Folded`]).
-const SECOND: u64 = 0x9E37_79B9_7F4A_7C15;
+pub(crate) const SECOND: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// How a key's raw hash becomes its two words x and y. Set by the format
 /// version: new filters use [`Folded`](Self::Folded); bytes without

@@ -195,8 +195,9 @@ fn structured_hashes_defeat_a_uniform_filter_but_lose_nothing() {
     // numbers: the classic layout's first probe reduce(i, m) is 0 for all
     // of them, and the later ones spread little (probe j moves by about
     // j·i·m/2^32 counters from one id to the next); the blocked layout's
-    // two blocks are 0 for all of them. Measured at 1 %: 4.9 % for the
-    // classic layout, 55 % for the blocked one, so 3 % and 30 % are far
+    // first block is 0 for all of them, and its counters saturate, so only
+    // the second half tests anything. Measured at 1 %: 4.9 % for the
+    // classic layout, 18 % for the blocked one, so 3 % and 10 % are far
     // past the target and its noise. The default filters mix the ids
     // first and meet p (bound as in `uniform_hashes_meet_the_rate_promise`,
     // 100,000 queries: σ = 3.1e-4). Either way, every member is found and
@@ -237,10 +238,10 @@ fn structured_hashes_defeat_a_uniform_filter_but_lose_nothing() {
         rate(&|id| any.contains_hash(id)),
     );
     println!("blocked: uniform {bad}, default {good}");
-    assert!(bad > 0.3, "blocked uniform {bad}");
+    assert!(bad > 0.1, "blocked uniform {bad}");
     assert!(good <= bound, "blocked default {good} > {bound}");
-    // Ten thousand ids in one block saturate its counters, and removing
-    // them all still finds each one.
+    // Ten thousand first halves in one block saturate its counters, and
+    // removing every id still finds each one.
     assert!(trusting.saturated_counters() > 0);
     assert!((0..n).all(|id| trusting.remove_hash(id)));
 }
@@ -429,5 +430,39 @@ fn batches_answer_as_one_by_one() {
         assert!(answers.iter().step_by(2).all(|&a| a));
         assert_eq!(batched.remove_batch(&members), n);
         assert_eq!(batched.nonzero_counters(), 0);
+    }
+}
+
+#[test]
+fn small_blocked_filters_of_uniform_hashes_meet_the_target() {
+    // Filters of 100 keys have a few blocks, so a key's two halves often
+    // share one. A second word that repeats bits of the first (the first
+    // pair built, y = h ^ (h << 32)) then gives both halves the same
+    // counters, and 100-key filters measured 1.10× the target at 1 % and
+    // 1.13× at 0.1 % (`cargo xtask compare`, small sets), where the default
+    // measures 0.93× and 0.79×.
+    //
+    // The mean over T = 2000 sets of q = 2000 non-members each (seeds 1000 +
+    // set): 4M queries, a binomial standard error of 0.5 % of a 1 % rate
+    // and 1.6 % of a 0.1 % rate, which the set-to-set spread of small tables
+    // about doubles. The bound, 1.05 × the target, is then at least 3σ above
+    // a rate equal to the target and 3σ below the old pair's, and far above
+    // the default's.
+    let (n, sets, queries) = (100, 2_000u64, 2_000);
+    for p in [0.01, 0.001] {
+        let mut false_positives = 0usize;
+        for set in 0..sets {
+            let mut filter = blocked(n, p);
+            for k in keys::members(1_000 + set, n) {
+                filter.insert(&k);
+            }
+            false_positives += keys::non_members(1_000 + set, queries)
+                .iter()
+                .filter(|k| filter.contains(k))
+                .count();
+        }
+        let measured = false_positives as f64 / (sets as usize * queries) as f64;
+        println!("p {p}: {:.3}× the target", measured / p);
+        assert!(measured <= 1.05 * p, "p {p}: measured {measured}");
     }
 }
