@@ -25,7 +25,8 @@
 //! kernels, for both ways of making a key's two words; `cuckoo`'s
 //! unaligned bucket windows at every fingerprint width, with and without
 //! the offset table, through evictions, the victim slot and removes;
-//! `xor-filter`'s unchecked slot reads; `filter-core`'s call into its batch
+//! `xor-filter`'s unchecked slot reads; the same kernels again for filters
+//! of `UniformHashes`; `filter-core`'s call into its batch
 //! loop compiled for AVX2 (the batches of small tables, answered a chunk at
 //! a time where the filter opts in). Not under Miri: batches over tables
 //! of 8 MiB or more, the only ones that prefetch (`filter-core`'s other
@@ -189,6 +190,75 @@ fn counting_filters() {
                 f
             );
         }
+    }
+}
+
+/// The same kernels compiled for filters of `UniformHashes`, which take
+/// their positions from the hash as it is: each is its own instantiation,
+/// so each is reached here too, with the default's small tables.
+#[test]
+fn filters_of_uniform_hashes() {
+    for (bits, k) in [(63, 3), (4097, 16), (20_000, 7)] {
+        let mut f = BloomFilter::with_bits(bits, k)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        let members = hashes(bits, 100);
+        f.insert_hash_batch(members.iter().copied());
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        let shared = AtomicBloomFilter::with_bits(bits, k)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        insert_from_two_threads(&shared, &members, AtomicBloomFilter::insert_hash);
+        assert_eq!(BloomFilter::from(shared), f);
+    }
+    for blocks in [1, 37] {
+        let mut f = BlockedBloomFilter::with_blocks(blocks)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        let members = hashes(blocks, 150);
+        for &h in &members {
+            f.insert_hash(h);
+        }
+        assert!(
+            f.contains_hash_batch(members.iter().copied())
+                .all(|hit| hit)
+        );
+        let shared = AtomicBlockedBloomFilter::with_blocks(blocks)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        insert_from_two_threads(&shared, &members, AtomicBlockedBloomFilter::insert_hash);
+        assert_eq!(BlockedBloomFilter::from(shared), f);
+    }
+    for (counters, k) in [(17, 3), (8192, 7)] {
+        let f = CountingBloomFilter::with_counters(counters, k)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        exercise_counting!(f, counters);
+    }
+    for (blocks, k) in [(3, 6), (40, 16)] {
+        let f = BlockedCountingBloomFilter::with_blocks(blocks, k)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        exercise_counting!(f, blocks);
+    }
+    for bits in [9, 10, 13] {
+        let mut f = CuckooFilter::with_buckets(64, bits)
+            .unwrap()
+            .assume_uniform_hashes()
+            .unwrap();
+        let members = hashes(u64::from(bits), 200);
+        for &h in &members {
+            f.insert_hash(h).unwrap();
+        }
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
+        assert!(members.iter().all(|&h| f.remove_hash(h)), "{bits} bits");
+        assert!(f.is_empty());
     }
 }
 
