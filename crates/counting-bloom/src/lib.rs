@@ -180,15 +180,17 @@
 //!   pay) up to 2 GiB with at most 16 hashes. Its portable loop spent about ten instructions per counter
 //!   against eight per bit in the classic filter, and a lookup that waits on
 //!   memory is slowed by every instruction it holds: at 1M keys its lookups
-//!   took 1.35–1.40× the classic filter's, and take 1.12–1.18× with the
-//!   gathers at p = 1 %, 1.03–1.07× at 0.1 % (across runs; the README has
-//!   one full run's); at 10M keys and 1 % they went
+//!   took 1.35–1.40× the classic filter's, and took 1.12–1.18× with the
+//!   gathers at p = 1 %, 1.03–1.07× at 0.1 % (across runs, before format
+//!   1.4); at 10M keys and 1 % they went
 //!   from 121 to 65 ns (see `filter_simd.rs`). Format 1.4's folded probes
 //!   then sped the classic filter up more than this one (its lookups wait
 //!   on the mix more than the gathers do): in a full `cargo xtask compare`
 //!   at 247d9ef, at 1M keys, this filter's lookups took 1.41× the classic
 //!   filter's at 1 % (14.4 against 10.2 ns) and 1.20× at 0.1 % (18.9
-//!   against 15.8). Without AVX2, tables up
+//!   against 15.8), and in the committed report, at 7a55752, 1.32× at 1 %
+//!   (8.45 against 6.39 ns, the README's figure) and 1.20× at 0.1 % (10.7
+//!   against 8.92). Without AVX2, tables up
 //!   to 16 MiB are probed without branches (all loads overlap, no
 //!   mispredicted early exit) and larger ones exit at the first zero
 //!   counter, saving DRAM bandwidth. See

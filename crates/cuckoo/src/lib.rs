@@ -182,10 +182,10 @@
 //!   instructions of a lookup of about fifty, and wasted on the output of a
 //!   good hasher. A filter of [`UniformHashes`]
 //!   ([`assume_uniform_hashes`](CuckooFilter::assume_uniform_hashes)) takes
-//!   the hash as it is: at 10^6 keys and 1 %, absent-key lookups took 2.65
+//!   the hash as it is: at 10^6 keys and 1 %, absent-key lookups took 2.64
 //!   ns against 3.73 in the committed `cargo xtask compare` report (a 2-core
-//!   AMD EPYC), 0.59× the `cuckoofilter` crate's on the same cheap hasher
-//!   (0.59–0.61× over eight runs), where the default takes 0.83×. Structured hashes then fill it early (tested: ids `i << 32`
+//!   AMD EPYC), 0.58× the `cuckoofilter` crate's on the same cheap hasher
+//!   (0.59–0.61× over eight runs), where the default takes 0.82×. Structured hashes then fill it early (tested: ids `i << 32`
 //!   share one fingerprint and stop at a few dozen), and never lose a key.
 //!   The choice is a type parameter, `CuckooFilter<S, Q>`, so the default
 //!   pays nothing for it (as a field, its branch cost the uniform lookups

@@ -22,8 +22,8 @@
 //!   is uniformly distributed, and the filter uses it as it is. In the
 //!   committed `cargo xtask compare` report (10^6 keys, 1 %, a 2-core AMD
 //!   EPYC, a shuffled mix of members and non-members), lookups took: cuckoo
-//!   3.72 → 2.65 ns, blocked Bloom 2.04 → 1.56, classic Bloom 6.48 → 5.73,
-//!   blocked counting 5.32 → 3.83, classic counting 8.39 → 7.84.
+//!   3.72 → 2.65 ns, blocked Bloom 2.03 → 1.55, classic Bloom 6.39 → 5.50,
+//!   blocked counting 5.25 → 4.51, classic counting 8.45 → 7.78.
 //!
 //! The promise holds for keys hashed by the filter's own hasher when that
 //! hasher is a good one (the default is), and for `*_hash` values that come

@@ -59,8 +59,8 @@
 //!   cache misses. Peeling in order of discovery lets the slots a few steps
 //!   ahead be prefetched (with `filter_core::prefetch`), so
 //!   misses overlap instead of queueing. Against `xorf` 0.13 (a port of the
-//!   reference code) on the same keys and hasher, builds take 0.2–0.4× its
-//!   time for xor and 0.3–0.7× for binary fuse, and lookups 0.81–0.88× its
+//!   reference code) on the same keys and hasher, builds take 0.16–0.33× its
+//!   time for xor and 0.33–0.66× for binary fuse, and lookups 0.82–0.88× its
 //!   time at 10^5 and 10^6 keys (see the README).
 //! - **Keys sorted by first slot before peeling.** A one-pass counting sort
 //!   on the mixed hash's top bits makes the binary fuse construction sweep its
