@@ -71,6 +71,12 @@
 //! - **A fixed default hasher.** Random seeds would make every run and every
 //!   test different, and saved filters unloadable. The price (predictable
 //!   hashes) is documented on [`DefaultHashBuilder`], with the way out.
+//! - **Hashes are mixed again, unless the type says they need not be.**
+//!   Every filter mixes each 64-bit hash before taking positions from it,
+//!   so that structured `*_hash` input keeps its rate; a filter whose type
+//!   parameter is [`UniformHashes`] skips that and is faster (see
+//!   [`hash_quality`] for the trade-off and the figures). A type, not a
+//!   field, so that the default pays nothing for the option.
 //! - **No `%` and no power-of-two tables.** [`reduce`] maps a hash to any
 //!   range with one multiply, so tables are sized to what the target rate
 //!   needs, not to the next power of two.
