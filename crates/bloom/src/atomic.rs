@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use filter_core::sizing::{self, MAX_BITS};
 use filter_core::{
-    AnyHashes, BRANCH_FREE_MAX_BYTES, DefaultHashBuilder, Error, Filter, HashQuality, Insert,
-    ProbeSequence, UniformHashes,
+    AnyHashes, BRANCH_FREE_MAX_BYTES, CubicProbes, DefaultHashBuilder, Error, Filter, HashQuality,
+    HashedProbes, Insert, LinearProbes, ProbeSequence, UniformHashes,
 };
 use fixedbitset::FixedBitSet;
 
@@ -276,10 +276,10 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     pub fn insert_unique_hash(&self, hash: u64) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => self.set_bits(quality::linear::<Q>(hash, len)),
-            ProbeSequence::Folded => self.set_bits(quality::folded::<Q>(hash, len)),
-            ProbeSequence::Cubic => self.set_bits(quality::cubic::<Q>(hash, len)),
-            ProbeSequence::Hashed => self.set_bits(quality::hashed::<Q>(hash, len)),
+            ProbeSequence::Linear => self.set_bits(LinearProbes::new_for::<Q>(hash, len)),
+            ProbeSequence::Folded => self.set_bits(LinearProbes::folded_for::<Q>(hash, len)),
+            ProbeSequence::Cubic => self.set_bits(CubicProbes::new_for::<Q>(hash, len)),
+            ProbeSequence::Hashed => self.set_bits(HashedProbes::new_for::<Q>(hash, len)),
         }
     }
 
@@ -298,10 +298,18 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     fn test_hash(&self, hash: u64, early_exit: bool) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => self.test_bits(quality::linear::<Q>(hash, len), early_exit),
-            ProbeSequence::Folded => self.test_bits(quality::folded::<Q>(hash, len), early_exit),
-            ProbeSequence::Cubic => self.test_bits(quality::cubic::<Q>(hash, len), early_exit),
-            ProbeSequence::Hashed => self.test_bits(quality::hashed::<Q>(hash, len), early_exit),
+            ProbeSequence::Linear => {
+                self.test_bits(LinearProbes::new_for::<Q>(hash, len), early_exit)
+            }
+            ProbeSequence::Folded => {
+                self.test_bits(LinearProbes::folded_for::<Q>(hash, len), early_exit)
+            }
+            ProbeSequence::Cubic => {
+                self.test_bits(CubicProbes::new_for::<Q>(hash, len), early_exit)
+            }
+            ProbeSequence::Hashed => {
+                self.test_bits(HashedProbes::new_for::<Q>(hash, len), early_exit)
+            }
         }
     }
 

@@ -6,11 +6,10 @@ use std::hash::{BuildHasher, Hash};
 
 use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES, insert_all_ahead};
 use filter_core::prefetch::prefetch;
-use filter_core::{HashQuality, ProbeSequence};
+use filter_core::{CubicProbes, HashQuality, HashedProbes, LinearProbes, ProbeSequence};
 
 use crate::block::Probe;
 use crate::classic::WORD_BITS;
-use crate::quality;
 use crate::{BlockedBloomFilter, BloomFilter};
 
 impl<S: BuildHasher, Q: HashQuality> Lookahead for BloomFilter<S, Q> {
@@ -21,16 +20,16 @@ impl<S: BuildHasher, Q: HashQuality> Lookahead for BloomFilter<S, Q> {
         // The positions `insert_hash` and `contains_hash` will touch: the
         // same start for the same quality.
         match self.sequence {
-            ProbeSequence::Linear => quality::linear::<Q>(hash, len)
+            ProbeSequence::Linear => LinearProbes::new_for::<Q>(hash, len)
                 .take(hashes)
                 .for_each(&mut ask),
-            ProbeSequence::Folded => quality::folded::<Q>(hash, len)
+            ProbeSequence::Folded => LinearProbes::folded_for::<Q>(hash, len)
                 .take(hashes)
                 .for_each(&mut ask),
-            ProbeSequence::Cubic => quality::cubic::<Q>(hash, len)
+            ProbeSequence::Cubic => CubicProbes::new_for::<Q>(hash, len)
                 .take(hashes)
                 .for_each(&mut ask),
-            ProbeSequence::Hashed => quality::hashed::<Q>(hash, len)
+            ProbeSequence::Hashed => HashedProbes::new_for::<Q>(hash, len)
                 .take(hashes)
                 .for_each(&mut ask),
         }

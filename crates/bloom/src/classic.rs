@@ -8,7 +8,7 @@ use filter_core::{
 };
 use fixedbitset::FixedBitSet;
 
-use filter_core::{BRANCH_FREE_MAX_BYTES, ProbeSequence};
+use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
 use crate::quality;
 
@@ -319,15 +319,17 @@ impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
         // positions in `0..len`, and `len` is the bit count.
         unsafe {
             match self.sequence {
-                ProbeSequence::Folded => self.insert_probes(quality::folded::<Q>(hash, len)),
+                ProbeSequence::Folded => {
+                    self.insert_probes(LinearProbes::folded_for::<Q>(hash, len))
+                }
                 ProbeSequence::Linear => {
-                    self.insert_probes_out_of_line(quality::linear::<Q>(hash, len))
+                    self.insert_probes_out_of_line(LinearProbes::new_for::<Q>(hash, len))
                 }
                 ProbeSequence::Cubic => {
-                    self.insert_probes_out_of_line(quality::cubic::<Q>(hash, len))
+                    self.insert_probes_out_of_line(CubicProbes::new_for::<Q>(hash, len))
                 }
                 ProbeSequence::Hashed => {
-                    self.insert_probes_out_of_line(quality::hashed::<Q>(hash, len))
+                    self.insert_probes_out_of_line(HashedProbes::new_for::<Q>(hash, len))
                 }
             }
         }
@@ -407,16 +409,16 @@ impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
         unsafe {
             match self.sequence {
                 ProbeSequence::Folded => {
-                    self.test_bits(quality::folded::<Q>(hash, len), early_exit)
+                    self.test_bits(LinearProbes::folded_for::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Linear => {
-                    self.test_bits_out_of_line(quality::linear::<Q>(hash, len), early_exit)
+                    self.test_bits_out_of_line(LinearProbes::new_for::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Cubic => {
-                    self.test_bits_out_of_line(quality::cubic::<Q>(hash, len), early_exit)
+                    self.test_bits_out_of_line(CubicProbes::new_for::<Q>(hash, len), early_exit)
                 }
                 ProbeSequence::Hashed => {
-                    self.test_bits_out_of_line(quality::hashed::<Q>(hash, len), early_exit)
+                    self.test_bits_out_of_line(HashedProbes::new_for::<Q>(hash, len), early_exit)
                 }
             }
         }

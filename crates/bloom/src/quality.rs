@@ -15,7 +15,9 @@
 //! already, and that first mix is skipped, nothing else:
 //!
 //! - the classic filter's sequence starts at x = hash for every
-//!   [`ProbeSequence`](filter_core::ProbeSequence). The step (x rotated by
+//!   [`ProbeSequence`](filter_core::ProbeSequence), through filter-core's
+//!   quality-generic constructors ([`LinearProbes::new_for`](filter_core::LinearProbes::new_for)
+//!   and its siblings), which the counting filter shares. The step (x rotated by
 //!   32 bits, salted), the cubic term and the per-probe mix of the hashed
 //!   sequence stay, because they make one key's probes differ from each
 //!   other, which no quality of the input does;
@@ -28,52 +30,7 @@
 //! are the code they were before the choice existed (see
 //! [`filter_core::hash_quality`] for what a runtime field measured).
 
-use filter_core::{CubicProbes, Error, HashQuality, HashedProbes, LinearProbes};
-
-/// The probes of raw hash `hash` in a table of `len` bits under
-/// [`ProbeSequence::Folded`](filter_core::ProbeSequence::Folded).
-#[inline(always)]
-pub(crate) fn folded<Q: HashQuality>(hash: u64, len: usize) -> LinearProbes {
-    if Q::UNIFORM {
-        LinearProbes::from_uniform_hash(hash, len)
-    } else {
-        LinearProbes::folded(hash, len)
-    }
-}
-
-/// The probes of raw hash `hash` under
-/// [`ProbeSequence::Linear`](filter_core::ProbeSequence::Linear). With
-/// uniform hashes it is the folded sequence: both start at the hash.
-#[inline(always)]
-pub(crate) fn linear<Q: HashQuality>(hash: u64, len: usize) -> LinearProbes {
-    if Q::UNIFORM {
-        LinearProbes::from_uniform_hash(hash, len)
-    } else {
-        LinearProbes::new(hash, len)
-    }
-}
-
-/// The probes of raw hash `hash` under
-/// [`ProbeSequence::Cubic`](filter_core::ProbeSequence::Cubic).
-#[inline(always)]
-pub(crate) fn cubic<Q: HashQuality>(hash: u64, len: usize) -> CubicProbes {
-    if Q::UNIFORM {
-        CubicProbes::from_uniform_hash(hash, len)
-    } else {
-        CubicProbes::new(hash, len)
-    }
-}
-
-/// The probes of raw hash `hash` under
-/// [`ProbeSequence::Hashed`](filter_core::ProbeSequence::Hashed).
-#[inline(always)]
-pub(crate) fn hashed<Q: HashQuality>(hash: u64, len: usize) -> HashedProbes {
-    if Q::UNIFORM {
-        HashedProbes::from_uniform_hash(hash, len)
-    } else {
-        HashedProbes::new(hash, len)
-    }
-}
+use filter_core::Error;
 
 /// The error of `assume_uniform_hashes` on a filter with bits set, naming
 /// about how many items it holds, from its fill. At least one: a filter

@@ -19,49 +19,30 @@ use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes
 
 /// Runs `$body` with `$probes` bound to the probe iterator of raw hash
 /// `$hash` in `$filter` (a `CountingBloomFilter<_, Q>`): one copy of the
-/// body per probe sequence and per hash quality, chosen by a `match` on the
-/// sequence inside a test of the constant `Q::UNIFORM`, so that each copy
-/// loops over one concrete iterator and the default quality compiles to
-/// what it did before the choice existed.
+/// body per probe sequence, each looping over one concrete iterator, whose
+/// start follows the hash quality `Q` (filter-core's `*_for` constructors,
+/// a test of a constant, so the default compiles to what it did before the
+/// choice existed).
 macro_rules! with_probes {
     ($filter:expr, $hash:expr, |$probes:ident| $body:expr) => {{
         let len = $filter.counters;
         let hash = $hash;
-        if Q::UNIFORM {
-            // The linear and folded sequences differ only in how they
-            // spread the hash, which a uniform filter does not do.
-            match $filter.sequence {
-                ProbeSequence::Linear | ProbeSequence::Folded => {
-                    let $probes = LinearProbes::from_uniform_hash(hash, len);
-                    $body
-                }
-                ProbeSequence::Cubic => {
-                    let $probes = CubicProbes::from_uniform_hash(hash, len);
-                    $body
-                }
-                ProbeSequence::Hashed => {
-                    let $probes = HashedProbes::from_uniform_hash(hash, len);
-                    $body
-                }
+        match $filter.sequence {
+            ProbeSequence::Linear => {
+                let $probes = LinearProbes::new_for::<Q>(hash, len);
+                $body
             }
-        } else {
-            match $filter.sequence {
-                ProbeSequence::Linear => {
-                    let $probes = LinearProbes::new(hash, len);
-                    $body
-                }
-                ProbeSequence::Folded => {
-                    let $probes = LinearProbes::folded(hash, len);
-                    $body
-                }
-                ProbeSequence::Cubic => {
-                    let $probes = CubicProbes::new(hash, len);
-                    $body
-                }
-                ProbeSequence::Hashed => {
-                    let $probes = HashedProbes::new(hash, len);
-                    $body
-                }
+            ProbeSequence::Folded => {
+                let $probes = LinearProbes::folded_for::<Q>(hash, len);
+                $body
+            }
+            ProbeSequence::Cubic => {
+                let $probes = CubicProbes::new_for::<Q>(hash, len);
+                $body
+            }
+            ProbeSequence::Hashed => {
+                let $probes = HashedProbes::new_for::<Q>(hash, len);
+                $body
             }
         }
     }};
@@ -473,42 +454,20 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
             // (`from_parts`), whose table holds `counters.div_ceil(16)` words.
             return unsafe { crate::filter_simd::all_nonzero::<Q>(&self.table, gather, hash) };
         }
-        if Q::UNIFORM {
-            #[allow(unsafe_code)]
-            // SAFETY: as below; the uniform sequences reduce to `0..len` too.
-            return unsafe {
-                match self.sequence {
-                    ProbeSequence::Folded | ProbeSequence::Linear => {
-                        self.test_counters(LinearProbes::from_uniform_hash(hash, len), branch_free)
-                    }
-                    ProbeSequence::Cubic => self.test_counters_out_of_line(
-                        CubicProbes::from_uniform_hash(hash, len),
-                        branch_free,
-                    ),
-                    ProbeSequence::Hashed => self.test_counters_out_of_line(
-                        HashedProbes::from_uniform_hash(hash, len),
-                        branch_free,
-                    ),
-                }
-            };
-        }
         #[allow(unsafe_code)]
         // SAFETY: every probe sequence of a table of `len` cells yields
         // positions in `0..len`, and `len` is the counter count.
         unsafe {
             match self.sequence {
                 ProbeSequence::Folded => {
-                    self.test_counters(LinearProbes::folded(hash, len), branch_free)
+                    self.test_counters(LinearProbes::folded_for::<Q>(hash, len), branch_free)
                 }
-                ProbeSequence::Linear => {
-                    self.test_counters_out_of_line(LinearProbes::new(hash, len), branch_free)
-                }
-                ProbeSequence::Cubic => {
-                    self.test_counters_out_of_line(CubicProbes::new(hash, len), branch_free)
-                }
-                ProbeSequence::Hashed => {
-                    self.test_counters_out_of_line(HashedProbes::new(hash, len), branch_free)
-                }
+                ProbeSequence::Linear => self
+                    .test_counters_out_of_line(LinearProbes::new_for::<Q>(hash, len), branch_free),
+                ProbeSequence::Cubic => self
+                    .test_counters_out_of_line(CubicProbes::new_for::<Q>(hash, len), branch_free),
+                ProbeSequence::Hashed => self
+                    .test_counters_out_of_line(HashedProbes::new_for::<Q>(hash, len), branch_free),
             }
         }
     }

@@ -224,12 +224,10 @@ mod avx2 {
         let counters = gather.len[0] as usize;
         // A constant of the type: the default compiles to the two mixed
         // starts alone.
-        let (x, y) = if Q::UNIFORM {
-            LinearProbes::from_uniform_hash(hash, counters).next_and_step()
-        } else if gather.folded {
-            LinearProbes::folded(hash, counters).next_and_step()
+        let (x, y) = if gather.folded {
+            LinearProbes::folded_for::<Q>(hash, counters).next_and_step()
         } else {
-            LinearProbes::new(hash, counters).next_and_step()
+            LinearProbes::new_for::<Q>(hash, counters).next_and_step()
         };
         let at = |j: u64| lane(x.wrapping_add(y.wrapping_mul(j)));
         // SAFETY: the CPU has AVX2 (the caller's promise), and the gathers

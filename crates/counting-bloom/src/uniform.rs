@@ -6,8 +6,8 @@
 //!
 //! **The classic layout.** Every [`ProbeSequence`](filter_core::ProbeSequence)
 //! starts from x = the hash itself, through filter-core's
-//! `from_uniform_hash` constructors ([`filter_core::LinearProbes`] and its
-//! two siblings), the same as `bloom`'s classic filter: the step, the cubic
+//! quality-generic constructors ([`filter_core::LinearProbes::new_for`] and
+//! its siblings), the same as `bloom`'s classic filter: the step, the cubic
 //! term and the hashed sequence's per-probe mix are unchanged. The linear
 //! and folded sequences differ only in how they spread the hash, so here
 //! they are one sequence.

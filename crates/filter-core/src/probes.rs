@@ -118,7 +118,7 @@
 //! the same key touches the same cells in both at equal size.
 
 use crate::format::{FLAG_CUBIC_PROBES, FLAG_FOLDED_PROBES, FLAG_HASHED_PROBES};
-use crate::{Error, mix64, reduce};
+use crate::{Error, HashQuality, mix64, reduce};
 
 /// Xored into the step so that no natural hash value (0 above all) gets a
 /// zero step: the 64-bit golden ratio, an arbitrary odd constant.
@@ -339,6 +339,32 @@ impl LinearProbes {
         Self::from_start(hash, len)
     }
 
+    /// [`new`](Self::new) in a filter of hash quality `Q`:
+    /// [`from_uniform_hash`](Self::from_uniform_hash) for
+    /// [`UniformHashes`](crate::UniformHashes). `Q` is a type, so only one
+    /// arm is compiled.
+    #[inline(always)]
+    pub fn new_for<Q: HashQuality>(hash: u64, len: usize) -> Self {
+        if Q::UNIFORM {
+            Self::from_uniform_hash(hash, len)
+        } else {
+            Self::new(hash, len)
+        }
+    }
+
+    /// [`folded`](Self::folded) in a filter of hash quality `Q`: the same
+    /// sequence as [`new_for`](Self::new_for) for
+    /// [`UniformHashes`](crate::UniformHashes), since the linear and folded
+    /// sequences differ only in how they mix the hash.
+    #[inline(always)]
+    pub fn folded_for<Q: HashQuality>(hash: u64, len: usize) -> Self {
+        if Q::UNIFORM {
+            Self::from_uniform_hash(hash, len)
+        } else {
+            Self::folded(hash, len)
+        }
+    }
+
     /// The probes whose first value, before reduction, is `x`; the step is
     /// x rotated by 32 bits, salted.
     #[inline(always)]
@@ -445,6 +471,17 @@ impl CubicProbes {
         Self::from_start(hash, len)
     }
 
+    /// [`new`](Self::new) in a filter of hash quality `Q`, as
+    /// [`LinearProbes::new_for`].
+    #[inline(always)]
+    pub fn new_for<Q: HashQuality>(hash: u64, len: usize) -> Self {
+        if Q::UNIFORM {
+            Self::from_uniform_hash(hash, len)
+        } else {
+            Self::new(hash, len)
+        }
+    }
+
     /// The probes whose first value, before reduction, is `x`.
     #[inline(always)]
     fn from_start(x: u64, len: usize) -> Self {
@@ -511,6 +548,13 @@ impl HashedProbes {
     #[inline(always)]
     pub fn from_uniform_hash(hash: u64, len: usize) -> Self {
         Self::from_linear(LinearProbes::from_uniform_hash(hash, len))
+    }
+
+    /// [`new`](Self::new) in a filter of hash quality `Q`, as
+    /// [`LinearProbes::new_for`].
+    #[inline(always)]
+    pub fn new_for<Q: HashQuality>(hash: u64, len: usize) -> Self {
+        Self::from_linear(LinearProbes::new_for::<Q>(hash, len))
     }
 
     /// The linear sequence's values, to be mixed one by one.
@@ -706,6 +750,41 @@ mod tests {
                 assert_eq!(
                     take(&mut LinearProbes::from_uniform_hash(folded, len)),
                     take(&mut LinearProbes::folded(hash, len))
+                );
+                // The quality-generic starts pick the one their type names.
+                use crate::{AnyHashes, UniformHashes};
+                assert_eq!(
+                    take(&mut LinearProbes::new_for::<AnyHashes>(hash, len)),
+                    take(&mut LinearProbes::new(hash, len))
+                );
+                assert_eq!(
+                    take(&mut LinearProbes::folded_for::<AnyHashes>(hash, len)),
+                    take(&mut LinearProbes::folded(hash, len))
+                );
+                assert_eq!(
+                    take(&mut CubicProbes::new_for::<AnyHashes>(hash, len)),
+                    take(&mut CubicProbes::new(hash, len))
+                );
+                assert_eq!(
+                    take(&mut HashedProbes::new_for::<AnyHashes>(hash, len)),
+                    take(&mut HashedProbes::new(hash, len))
+                );
+                for mut uniform in [
+                    LinearProbes::new_for::<UniformHashes>(hash, len),
+                    LinearProbes::folded_for::<UniformHashes>(hash, len),
+                ] {
+                    assert_eq!(
+                        take(&mut uniform),
+                        take(&mut LinearProbes::from_uniform_hash(hash, len))
+                    );
+                }
+                assert_eq!(
+                    take(&mut CubicProbes::new_for::<UniformHashes>(hash, len)),
+                    take(&mut CubicProbes::from_uniform_hash(hash, len))
+                );
+                assert_eq!(
+                    take(&mut HashedProbes::new_for::<UniformHashes>(hash, len)),
+                    take(&mut HashedProbes::from_uniform_hash(hash, len))
                 );
             }
         }
