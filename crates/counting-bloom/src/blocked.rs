@@ -86,9 +86,9 @@ use crate::kernel::Kernel;
 /// the hashes it sees. The default, [`AnyHashes`], spreads every hash
 /// before its two words come from it, so any `u64` is safe to pass to the
 /// `*_hash` methods. [`UniformHashes`]
-/// ([`assume_uniform_hashes`](Self::assume_uniform_hashes)) takes them
-/// from the hash as it is (the hash, and the hash xored with itself
-/// shifted up by 32 bits), which saves that work on every operation and
+/// ([`assume_uniform_hashes`](Self::assume_uniform_hashes)) takes the
+/// first from the hash as it is (and the second, as the default does, from
+/// a folded product), which takes that work off the first load's path and
 /// asks the caller for uniform hashes (a good hasher's output, not ids):
 /// structured hashes then share counters and raise the rate, never causing
 /// a false negative. Bytes record the choice and load only as it
@@ -223,9 +223,9 @@ impl<S: BuildHasher> BlockedCountingBloomFilter<S> {
     }
 
     /// This filter, which must be empty, as one of [`UniformHashes`]: one
-    /// that takes a key's two words from its hash as it is (the hash, and
-    /// the hash xored with itself shifted up by 32 bits), without mixing it
-    /// first.
+    /// that takes a key's first word from its hash as it is, without mixing
+    /// it first (the second is the default's, a folded product of the hash;
+    /// `uniform.rs` says why).
     ///
     /// In exchange every hash the filter sees, through its hasher or a
     /// `*_hash` method, must be uniform: the output of a good hasher, such
@@ -591,7 +591,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uniform_hashes_take_their_words_from_the_hash_as_it_is() {
+    fn uniform_hashes_take_their_first_word_from_the_hash_as_it_is() {
         // Written out from the definition, not from `uniform.rs`: x = h,
         // y = folded_product(h ^ φ); the first half in block reduce(x) with
         // counters from y, the second in block reduce(y) with counters

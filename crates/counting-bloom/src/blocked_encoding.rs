@@ -6,9 +6,10 @@
 //! says how keys' hashes became their words ([`PairMix`]): set, folded
 //! products (format 1.5, every new filter); clear, `mix64` (bytes of 1.4 and
 //! earlier, which keep loading with the counters they were built with).
-//! `FLAG_UNIFORM_HASHES` (format 1.6) says the words were the hash as it
-//! is: a filter of [`UniformHashes`](filter_core::UniformHashes), whose
-//! words do not depend on the pair flag.
+//! `FLAG_UNIFORM_HASHES` (format 1.6) says the first word was the hash as
+//! it is and the second its folded product: a filter of
+//! [`UniformHashes`](filter_core::UniformHashes), whose words do not depend
+//! on the pair flag.
 //!
 //! ```text
 //! u64        blocks   B, in 2..=2^39
