@@ -353,7 +353,7 @@ impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
 
     /// Sets the bits of the first k `positions`; returns whether one of them
     /// was unset. One copy per probe sequence (see
-    /// [`LinearProbes`](filter_core::LinearProbes) for why).
+    /// [`LinearProbes`] for why).
     ///
     /// The words are written without bounds checks, as lookups read them
     /// ([`test_bits`](Self::test_bits)).

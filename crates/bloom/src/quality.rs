@@ -1,4 +1,4 @@
-//! What a filter's [`HashQuality`] changes: where the positions of a hash
+//! What a filter's [`HashQuality`](filter_core::HashQuality) changes: where the positions of a hash
 //! start. Everything else (sizes, bytes but for one header flag, lookups,
 //! inserts, merges) is the same code for both qualities.
 //!
