@@ -1,0 +1,533 @@
+//! The rank-and-select table: blocks of 64 slots, each with an offset, an
+//! `occupieds` word, a `runends` word and 64 remainders of `r` bits.
+//!
+//! Terms (Pandey et al., "A General-Purpose Counting Filter", SIGMOD 2017):
+//! a key's *quotient* q names its home slot; the remainders of all keys of
+//! one quotient form a *run*, stored contiguously at or after slot q, runs
+//! in order of quotient. `occupieds` bit q says that quotient q has a run;
+//! `runends` bit p says that slot p ends one. Bit i of the two words of
+//! block b is slot 64b + i.
+//!
+//! A block's *offset* is how many of its slots, from its first, are taken
+//! by runs of quotients before the block. With it, the run of quotient q is
+//! found with one rank (the number d of occupied quotients of q's block up
+//! to q) and one select (the d-th run end from the block's first free
+//! slot). Offsets are one byte, 0.125 bits per slot; an offset of 255 or
+//! more is stored as 255 and recomputed from the blocks before it. Such
+//! offsets need a queue of 255 displaced slots, which at the maximum load
+//! of 95 % is rarer than once in 10^10 blocks (the spill-over at a block
+//! boundary is a random walk with drift −5 % and variance 0.95 per slot,
+//! whose tail falls by e^−0.1 a slot), so the slow path costs nothing on
+//! average and keeps every answer exact.
+//!
+//! Runs never wrap around: the table has a few spare blocks past its last
+//! quotient for the runs that spill over, and an insert that would run off
+//! the end is refused as `Full`.
+//!
+//! Why one array of interleaved blocks (occupieds, runends, remainders) and
+//! not three arrays: a lookup reads all three for the same slots, so
+//! interleaving puts them on the same one or two cache lines.
+
+use crate::bits::{mask_from, mask_through, select64};
+
+/// Stored offsets at or above this are recomputed from the blocks before.
+const SATURATED: u8 = u8::MAX;
+
+/// The slot arrays and their metadata. Knows nothing of hashes or counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Table {
+    /// Remainder bits per slot.
+    r: u32,
+    /// `2 + r`: u64 words per block.
+    stride: usize,
+    /// Number of blocks; slots are `64 * blocks`.
+    blocks: usize,
+    /// `blocks` blocks of `stride` words: occupieds, runends, remainders.
+    words: Vec<u64>,
+    /// One offset per block, saturated at [`SATURATED`].
+    offsets: Vec<u8>,
+    /// Slots in use.
+    used: usize,
+}
+
+impl Table {
+    /// An empty table of `blocks` blocks of `r`-bit remainders, or `None`
+    /// when it cannot be allocated.
+    pub(crate) fn new(r: u32, blocks: usize, parameter: &'static str) -> Result<Self, filter_core::Error> {
+        let stride = 2 + r as usize;
+        let len = blocks.checked_mul(stride).ok_or_else(|| {
+            filter_core::Error::invalid(parameter, blocks, "small enough for the table to be addressable")
+        })?;
+        Ok(Table {
+            r,
+            stride,
+            blocks,
+            words: filter_core::memory::zeroed_vec(len, parameter)?,
+            offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
+            used: 0,
+        })
+    }
+
+    /// Remainder bits per slot.
+    #[inline]
+    pub(crate) fn remainder_bits(&self) -> u32 {
+        self.r
+    }
+
+    /// Physical slots (64 per block).
+    #[inline]
+    pub(crate) fn slots(&self) -> usize {
+        self.blocks * 64
+    }
+
+    /// Number of blocks.
+    #[inline]
+    pub(crate) fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// Slots in use.
+    #[inline]
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Bytes of the arrays.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.len() * 8 + self.offsets.len()
+    }
+
+    /// The interleaved words, for serialization.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The stored (saturated) offsets, for serialization.
+    pub(crate) fn stored_offsets(&self) -> &[u8] {
+        &self.offsets
+    }
+
+    /// The address of the first word of the block holding `slot`, for a
+    /// prefetch hint.
+    #[inline]
+    pub(crate) fn block_ptr(&self, slot: usize) -> *const u64 {
+        self.words[(slot >> 6) * self.stride..].as_ptr()
+    }
+
+    #[inline(always)]
+    fn occupieds(&self, b: usize) -> u64 {
+        self.words[b * self.stride]
+    }
+
+    #[inline(always)]
+    fn runends(&self, b: usize) -> u64 {
+        self.words[b * self.stride + 1]
+    }
+
+    /// Whether quotient `q` has a run.
+    #[inline]
+    pub(crate) fn is_occupied(&self, q: usize) -> bool {
+        self.occupieds(q >> 6) >> (q & 63) & 1 == 1
+    }
+
+    #[inline]
+    fn set_occupied(&mut self, q: usize, on: bool) {
+        let w = &mut self.words[(q >> 6) * self.stride];
+        *w = (*w & !(1 << (q & 63))) | (u64::from(on) << (q & 63));
+    }
+
+    #[inline]
+    fn is_runend(&self, p: usize) -> bool {
+        self.runends(p >> 6) >> (p & 63) & 1 == 1
+    }
+
+    #[inline]
+    fn set_runend(&mut self, p: usize, on: bool) {
+        let w = &mut self.words[(p >> 6) * self.stride + 1];
+        *w = (*w & !(1 << (p & 63))) | (u64::from(on) << (p & 63));
+    }
+
+    /// The remainder in slot `p`.
+    #[inline(always)]
+    pub(crate) fn get(&self, p: usize) -> u64 {
+        let r = self.r as usize;
+        let bit = (p & 63) * r;
+        let w = (p >> 6) * self.stride + 2 + bit / 64;
+        let shift = bit % 64;
+        let mut v = self.words[w] >> shift;
+        if shift + r > 64 {
+            v |= self.words[w + 1] << (64 - shift);
+        }
+        v & (u64::MAX >> (64 - r))
+    }
+
+    /// Writes remainder `v` (below 2^r) to slot `p`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, p: usize, v: u64) {
+        let r = self.r as usize;
+        let mask = u64::MAX >> (64 - r);
+        let bit = (p & 63) * r;
+        let w = (p >> 6) * self.stride + 2 + bit / 64;
+        let shift = bit % 64;
+        self.words[w] = (self.words[w] & !(mask << shift)) | (v << shift);
+        if shift + r > 64 {
+            let high = 64 - shift;
+            self.words[w + 1] = (self.words[w + 1] & !(mask >> high)) | (v >> high);
+        }
+    }
+
+    /// The offset of block `b`, exact.
+    #[inline]
+    fn offset(&self, b: usize) -> usize {
+        let stored = self.offsets[b];
+        if stored < SATURATED {
+            usize::from(stored)
+        } else {
+            self.offset_slow(b)
+        }
+    }
+
+    /// Recomputes a saturated offset forward from the nearest block before
+    /// it whose offset is stored exactly (block 0's always is).
+    #[cold]
+    fn offset_slow(&self, b: usize) -> usize {
+        let mut a = b;
+        while a > 0 && self.offsets[a] == SATURATED {
+            a -= 1;
+        }
+        let mut off = if self.offsets[a] == SATURATED { 0 } else { usize::from(self.offsets[a]) };
+        for c in a + 1..=b {
+            let end = self.next_free_with(64 * c - 1, off);
+            off = end.saturating_sub(64 * c);
+        }
+        off
+    }
+
+    /// The first slot at or after `pos` whose set bit of `runends` is the
+    /// `k`-th (0-based) from `pos`, or `None` past the table's end.
+    #[inline]
+    fn select_runend(&self, pos: usize, mut k: u32) -> Option<usize> {
+        let mut b = pos >> 6;
+        let mut bits = self.runends(b) & mask_from(pos & 63);
+        loop {
+            let c = bits.count_ones();
+            if k < c {
+                return Some(b * 64 + select64(bits, k) as usize);
+            }
+            k -= c;
+            b += 1;
+            if b >= self.blocks {
+                return None;
+            }
+            bits = self.runends(b);
+        }
+    }
+
+    /// The last set bit of `runends` strictly before slot `p`, if any at or
+    /// after `floor`.
+    #[inline]
+    fn prev_runend(&self, p: usize, floor: usize) -> Option<usize> {
+        if p == 0 {
+            return None;
+        }
+        let mut b = (p - 1) >> 6;
+        let mut bits = self.runends(b) & mask_through((p - 1) & 63);
+        loop {
+            if bits != 0 {
+                let at = b * 64 + 63 - bits.leading_zeros() as usize;
+                return (at >= floor).then_some(at);
+            }
+            if b == 0 || b * 64 <= floor {
+                return None;
+            }
+            b -= 1;
+            bits = self.runends(b);
+        }
+    }
+
+    /// The first slot at or after `x` not taken by the runs of quotients up
+    /// to `x`: `x` itself when it is free of them, else one past the end of
+    /// the last such run. `x` is free exactly when this returns `x`.
+    #[inline]
+    pub(crate) fn next_free(&self, x: usize) -> usize {
+        self.next_free_with(x, self.offset(x >> 6))
+    }
+
+    fn next_free_with(&self, x: usize, off: usize) -> usize {
+        let b = x >> 6;
+        let i = x & 63;
+        let d = (self.occupieds(b) & mask_through(i)).count_ones();
+        if d == 0 {
+            return if off > i { b * 64 + off } else { x };
+        }
+        match self.select_runend(b * 64 + off, d - 1) {
+            Some(t) => x.max(t + 1),
+            // Only a corrupt table lacks the run end; `from_bytes` refuses
+            // those, so this is never reached from valid states.
+            None => self.slots(),
+        }
+    }
+
+    /// The slots `start..=end` of the run of occupied quotient `q`.
+    #[inline]
+    pub(crate) fn run(&self, q: usize) -> (usize, usize) {
+        let b = q >> 6;
+        let i = q & 63;
+        let off = self.offset(b);
+        let d = (self.occupieds(b) & mask_through(i)).count_ones();
+        let first = b * 64 + off;
+        let end = self.select_runend(first, d - 1).unwrap_or(self.slots() - 1);
+        let start = match self.prev_runend(end, first) {
+            Some(prev) if d >= 2 => q.max(prev + 1),
+            _ => q.max(first),
+        };
+        (start, end)
+    }
+
+    /// The first free slot at or after `pos`.
+    fn first_empty(&self, mut pos: usize) -> usize {
+        while pos < self.slots() {
+            let next = self.next_free(pos);
+            if next == pos {
+                return pos;
+            }
+            pos = next;
+        }
+        pos
+    }
+
+    /// Whether `k` more slots can be inserted at `pos`: the `k`-th free
+    /// slot at or after `pos` is inside the table.
+    pub(crate) fn has_room(&self, pos: usize, k: usize) -> bool {
+        let mut at = pos;
+        for _ in 0..k {
+            at = self.first_empty(at);
+            if at >= self.slots() {
+                return false;
+            }
+            at += 1;
+        }
+        true
+    }
+
+    /// Opens an empty slot at `pos` for the run of quotient `q` (which must
+    /// start at or before `pos` and end at or after `pos − 1`, or be about
+    /// to start at `pos`): shifts the slots from `pos` to the first free
+    /// slot one to the right, with their run-end bits. The new slot holds 0
+    /// and no run end. The caller checked [`has_room`](Self::has_room).
+    fn open_slot(&mut self, q: usize, pos: usize) {
+        let e = self.first_empty(pos);
+        debug_assert!(e < self.slots());
+        self.shift_right(pos, e);
+        // Runs of quotients below each block from q + 1 to e now take one
+        // more of its slots.
+        for b in (q >> 6) + 1..=(e >> 6) {
+            if self.offsets[b] < SATURATED {
+                self.offsets[b] += 1;
+            }
+        }
+        self.used += 1;
+    }
+
+    /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends) and
+    /// clears slot `pos`.
+    fn shift_right(&mut self, pos: usize, e: usize) {
+        for p in (pos..e).rev() {
+            let v = self.get(p);
+            self.set(p + 1, v);
+        }
+        self.set(pos, 0);
+        // Run-end bits, a word at a time from the last block down.
+        let mut carry_in_block = |b: usize, lo: usize, hi: usize, carry: bool| -> bool {
+            // Shift bits lo..=hi of block b's runends up by one; bit lo gets
+            // `carry`; returns the bit shifted out of position hi.
+            let w = &mut self.words[b * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            let out = (*w >> hi) & 1 == 1;
+            let moved = ((*w & range) << 1) & range;
+            *w = (*w & !range) | moved | (u64::from(carry) << lo);
+            out
+        };
+        let (bs, be) = (pos >> 6, e >> 6);
+        // Walk blocks low to high, carrying the top bit up.
+        let mut carry = false;
+        for b in bs..=be {
+            let lo = if b == bs { pos & 63 } else { 0 };
+            let hi = if b == be { e & 63 } else { 63 };
+            carry = carry_in_block(b, lo, hi, carry);
+        }
+        // Slot e was free, so no run end is shifted out of it.
+        debug_assert!(!carry);
+        let _ = carry;
+    }
+
+    /// Inserts a slot holding `v` at `pos` into the run of quotient `q`,
+    /// which currently spans `start..=end`; `pos` is in `start..=end + 1`.
+    /// The caller checked [`has_room`](Self::has_room).
+    pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) {
+        self.open_slot(q, pos);
+        if pos == end + 1 {
+            self.set_runend(end, false);
+            self.set_runend(pos, true);
+        }
+        self.set(pos, v);
+    }
+
+    /// Starts the run of unoccupied quotient `q` with one slot holding `v`,
+    /// at [`next_free(q)`](Self::next_free). The caller checked
+    /// [`has_room`](Self::has_room) there.
+    pub(crate) fn start_run(&mut self, q: usize, v: u64) -> usize {
+        let pos = self.next_free(q);
+        self.open_slot(q, pos);
+        self.set_occupied(q, true);
+        self.set_runend(pos, true);
+        self.set(pos, v);
+        pos
+    }
+
+    /// Removes slot `pos` from the run of quotient `q`, which spans
+    /// `start..=end`; the run ends with it when it was its only slot.
+    pub(crate) fn remove_from_run(&mut self, q: usize, pos: usize, start: usize, end: usize) {
+        // The slots after `pos` that move back: the rest of this run and
+        // every following run of the cluster that is not at its home.
+        let mut last = end;
+        let mut quotient = q;
+        while let Some(next_q) = self.next_occupied(quotient + 1, last) {
+            match self.select_runend(last + 1, 0) {
+                Some(t) => last = t,
+                None => break,
+            }
+            quotient = next_q;
+        }
+        if start == end {
+            self.set_occupied(q, false);
+        }
+        self.shift_left(pos, last);
+        if pos == end && start < end {
+            self.set_runend(pos - 1, true);
+        }
+        for b in (q >> 6) + 1..=(last >> 6) {
+            if self.offsets[b] < SATURATED {
+                self.offsets[b] -= 1;
+            } else {
+                // A saturated offset may have dropped below the saturation
+                // point: store it exactly again. Blocks are visited in order,
+                // so the one before is already right.
+                let exact = self.offset_slow(b);
+                self.offsets[b] = exact.min(usize::from(SATURATED)) as u8;
+            }
+        }
+        self.used -= 1;
+    }
+
+    /// The first occupied quotient in `from..=to`.
+    fn next_occupied(&self, from: usize, to: usize) -> Option<usize> {
+        if from > to || from >= self.slots() {
+            return None;
+        }
+        let mut b = from >> 6;
+        let mut bits = self.occupieds(b) & mask_from(from & 63);
+        loop {
+            if bits != 0 {
+                let q = b * 64 + bits.trailing_zeros() as usize;
+                return (q <= to).then_some(q);
+            }
+            b += 1;
+            if b * 64 > to || b >= self.blocks {
+                return None;
+            }
+            bits = self.occupieds(b);
+        }
+    }
+
+    /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
+    /// and clears slot `last`.
+    fn shift_left(&mut self, pos: usize, last: usize) {
+        for p in pos..last {
+            let v = self.get(p + 1);
+            self.set(p, v);
+        }
+        self.set(last, 0);
+        let (bs, be) = (pos >> 6, last >> 6);
+        // Walk blocks high to low, carrying the low bit down.
+        let mut carry = false;
+        for b in (bs..=be).rev() {
+            let lo = if b == bs { pos & 63 } else { 0 };
+            let hi = if b == be { last & 63 } else { 63 };
+            let w = &mut self.words[b * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            let out = (*w >> lo) & 1 == 1;
+            let moved = (*w & range) >> 1 & range;
+            *w = (*w & !range) | moved | (u64::from(carry) << hi);
+            carry = out;
+        }
+        let _ = carry;
+    }
+
+    /// Appends, for the builder: slot `p` holds `v`. Slots are written in
+    /// increasing order into an empty table, and
+    /// [`finish_build`](Self::finish_build) is called at the end.
+    pub(crate) fn build_slot(&mut self, p: usize, v: u64) {
+        self.set(p, v);
+        self.used += 1;
+    }
+
+    /// Marks slot `p` as a run's end, for the builder.
+    pub(crate) fn build_slot_end(&mut self, p: usize) {
+        self.set_runend(p, true);
+    }
+
+    /// Marks quotient `q` occupied, for the builder.
+    pub(crate) fn build_occupied(&mut self, q: usize) {
+        self.set_occupied(q, true);
+    }
+
+    /// Computes every offset from the runs written by the builder.
+    pub(crate) fn finish_build(&mut self) {
+        let mut off = 0;
+        self.offsets[0] = 0;
+        for b in 1..self.blocks {
+            let end = self.next_free_with(64 * b - 1, off);
+            off = end.saturating_sub(64 * b);
+            self.offsets[b] = off.min(usize::from(SATURATED)) as u8;
+        }
+    }
+
+    /// Replaces the arrays with loaded ones (checked by the caller against
+    /// a rebuild).
+    pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>, used: usize) -> Self {
+        Table { r, stride: 2 + r as usize, blocks, words, offsets, used }
+    }
+
+    /// Calls `f(q, start, end)` for every run, in order of quotient, reading
+    /// only `occupieds` and `runends` (not the offsets), so that it also
+    /// walks a loaded table before its offsets are trusted. Stops with
+    /// `false` when a run has no end inside the table.
+    pub(crate) fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize) -> bool) -> bool {
+        let mut cursor = 0;
+        for b in 0..self.blocks {
+            let mut occ = self.occupieds(b);
+            while occ != 0 {
+                let q = b * 64 + occ.trailing_zeros() as usize;
+                occ &= occ - 1;
+                let start = q.max(cursor);
+                if start >= self.slots() {
+                    return false;
+                }
+                let Some(end) = self.select_runend(start, 0) else {
+                    return false;
+                };
+                if !f(q, start, end) {
+                    return false;
+                }
+                cursor = end + 1;
+            }
+        }
+        true
+    }
+
+    /// Whether slot `p` ends a run (for the loader's checks).
+    pub(crate) fn runend_at(&self, p: usize) -> bool {
+        self.is_runend(p)
+    }
+}
