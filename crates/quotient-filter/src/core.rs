@@ -63,6 +63,7 @@ impl Shape {
         Some(slots.div_ceil(64))
     }
 
+
     /// Slots that may be used before `Full`.
     pub(crate) fn max_used(&self) -> usize {
         (self.quotients as u128 * MAX_LOAD_NUM as u128 / MAX_LOAD_DEN as u128) as usize
@@ -146,10 +147,6 @@ impl Core {
         self.table.used()
     }
 
-    /// Slots that may be used before `Full`.
-    pub(crate) fn max_used(&self) -> usize {
-        self.max_used
-    }
 
     /// Bytes of the table.
     pub(crate) fn memory_bytes(&self) -> usize {
@@ -174,10 +171,10 @@ impl Core {
         ((f >> r) as usize, f & ((1 << r) - 1))
     }
 
-    /// The address of the table block a lookup of mixed hash `m` reads first.
+    /// The index of the first table word a lookup of mixed hash `m` reads.
     #[inline]
-    pub(crate) fn block_ptr(&self, m: u64) -> *const u64 {
-        self.table.block_ptr(self.split(self.fingerprint(m)).0)
+    pub(crate) fn block_word(&self, m: u64) -> usize {
+        self.table.block_word(self.split(self.fingerprint(m)).0)
     }
 
     /// Finds remainder `x` in the run `start..=end`.
@@ -451,7 +448,7 @@ impl Core {
     /// is the table itself, so that every accepted byte string is a state
     /// the filter's own operations reach.
     pub(crate) fn from_table(shape: Shape, table: Table, len: u64) -> Result<Self, Error> {
-        let loaded = Core {
+        let mut loaded = Core {
             max_used: shape.max_used(),
             space: shape.space().ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
             shape,
@@ -466,6 +463,7 @@ impl Core {
         }
         let rebuilt = Core::build(shape, entries, "slots")
             .map_err(|e| Error::corrupt(format_args!("the table cannot be rebuilt from its entries: {e}")))?;
+        loaded.table.set_used(rebuilt.table.used());
         if rebuilt != loaded {
             return Err(Error::corrupt(
                 "the table's metadata, counters or free slots are not those its entries give",

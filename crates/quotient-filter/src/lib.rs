@@ -1,10 +1,21 @@
-//! Counting quotient filter (work in progress).
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch;
 mod bits;
+mod bytes;
 mod core;
-mod counter;
-mod table;
 #[cfg(test)]
 mod core_tests;
+mod counter;
+mod filter;
+mod shape;
+mod table;
+mod traits;
+
+pub use filter::QuotientFilter;
+pub use filter_core::{
+    BatchContains, BatchInsert, BatchRemove, Error, Filter, Insert, KeyHasher, PortableHasher, Remove,
+    UniformHasher,
+};

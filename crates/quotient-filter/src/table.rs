@@ -68,11 +68,6 @@ impl Table {
         })
     }
 
-    /// Remainder bits per slot.
-    #[inline]
-    pub(crate) fn remainder_bits(&self) -> u32 {
-        self.r
-    }
 
     /// Physical slots (64 per block).
     #[inline]
@@ -80,11 +75,6 @@ impl Table {
         self.blocks * 64
     }
 
-    /// Number of blocks.
-    #[inline]
-    pub(crate) fn blocks(&self) -> usize {
-        self.blocks
-    }
 
     /// Slots in use.
     #[inline]
@@ -107,11 +97,11 @@ impl Table {
         &self.offsets
     }
 
-    /// The address of the first word of the block holding `slot`, for a
+    /// The index of the first word of the block holding `slot`, for a
     /// prefetch hint.
     #[inline]
-    pub(crate) fn block_ptr(&self, slot: usize) -> *const u64 {
-        self.words[(slot >> 6) * self.stride..].as_ptr()
+    pub(crate) fn block_word(&self, slot: usize) -> usize {
+        (slot >> 6) * self.stride
     }
 
     #[inline(always)]
@@ -136,10 +126,6 @@ impl Table {
         *w = (*w & !(1 << (q & 63))) | (u64::from(on) << (q & 63));
     }
 
-    #[inline]
-    fn is_runend(&self, p: usize) -> bool {
-        self.runends(p >> 6) >> (p & 63) & 1 == 1
-    }
 
     #[inline]
     fn set_runend(&mut self, p: usize, on: bool) {
@@ -495,8 +481,13 @@ impl Table {
 
     /// Replaces the arrays with loaded ones (checked by the caller against
     /// a rebuild).
-    pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>, used: usize) -> Self {
-        Table { r, stride: 2 + r as usize, blocks, words, offsets, used }
+    pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>) -> Self {
+        Table { r, stride: 2 + r as usize, blocks, words, offsets, used: 0 }
+    }
+
+    /// Sets the count of used slots of a loaded table, from its rebuild.
+    pub(crate) fn set_used(&mut self, used: usize) {
+        self.used = used;
     }
 
     /// Calls `f(q, start, end)` for every run, in order of quotient, reading
@@ -526,8 +517,4 @@ impl Table {
         true
     }
 
-    /// Whether slot `p` ends a run (for the loader's checks).
-    pub(crate) fn runend_at(&self, p: usize) -> bool {
-        self.is_runend(p)
-    }
 }
