@@ -219,22 +219,23 @@ impl Core {
         if !self.table.is_occupied(q) {
             return false;
         }
-        let (start, end) = self.table.run(q);
-        // Most runs are one entry of count one: look at the first slot and
-        // the last before decoding.
-        let first = self.table.get(start);
-        if first == x {
-            return true;
+        // Every entry ends with a slot holding its remainder, so the run's
+        // last slot is its largest remainder: most lookups end there,
+        // without finding the run's start.
+        let end = self.table.run_end(q);
+        let last = self.table.get(end);
+        if last <= x {
+            return last == x;
         }
-        if first > x || start == end {
-            return false;
-        }
-        matches!(self.find(x, start, end), Found::Entry(..))
+        let start = self.table.run_start(q, end);
+        start < end && matches!(self.find(x, start, end), Found::Entry(..))
     }
 
-    /// Checks that `k` more slots fit, at slot `pos`.
+    /// Checks that `k` more slots fit under the maximum load, and, when
+    /// more than one, that the table has them after `pos` (one slot is
+    /// checked by the insert itself, which changes nothing when it fails).
     fn room(&self, pos: usize, k: usize) -> Result<(), Error> {
-        if self.table.used() + k > self.max_used || !self.table.has_room(pos, k) {
+        if self.table.used() + k > self.max_used || (k > 1 && !self.table.has_room(pos, k)) {
             return Err(Error::Full);
         }
         Ok(())
@@ -253,9 +254,12 @@ impl Core {
         let len = self.len.checked_add(copies).ok_or(Error::Full)?;
         if !self.table.is_occupied(q) {
             let enc = encode(x, copies, r);
-            let pos = self.table.next_free(q);
-            self.room(pos, enc.len())?;
-            let start = self.table.start_run(q, x);
+            if enc.len() > 1 {
+                self.room(self.table.next_free(q), enc.len())?;
+            } else {
+                self.room(q, 1)?;
+            }
+            let start = self.table.start_run(q, x).ok_or(Error::Full)?;
             for i in 1..enc.len() {
                 self.table.insert_into_run(q, start + i, start + i - 1, 0);
             }
@@ -273,7 +277,11 @@ impl Core {
         let grow = enc.len() - old_len;
         self.room(at + old_len, grow)?;
         for i in 0..grow {
-            self.table.insert_into_run(q, at + old_len + i, end + i, 0);
+            if !self.table.insert_into_run(q, at + old_len + i, end + i, 0) {
+                // Only the first of several can fail, and `room` checked
+                // those.
+                return Err(Error::Full);
+            }
         }
         self.write(at, &enc);
         self.len = len;

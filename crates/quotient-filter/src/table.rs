@@ -30,6 +30,12 @@
 
 use crate::bits::{mask_from, mask_through, select64};
 
+/// Bits `lo..hi` of a word (`lo < hi <= 64`).
+#[inline(always)]
+fn bit_range(lo: usize, hi: usize) -> u64 {
+    (u64::MAX >> (64 - (hi - lo))) << lo
+}
+
 /// Stored offsets at or above this are recomputed from the blocks before.
 const SATURATED: u8 = u8::MAX;
 
@@ -196,6 +202,9 @@ impl Table {
         let mut b = pos >> 6;
         let mut bits = self.runends(b) & mask_from(pos & 63);
         loop {
+            if k == 0 && bits != 0 {
+                return Some(b * 64 + bits.trailing_zeros() as usize);
+            }
             let c = bits.count_ones();
             if k < c {
                 return Some(b * 64 + select64(bits, k) as usize);
@@ -257,29 +266,64 @@ impl Table {
     /// The slots `start..=end` of the run of occupied quotient `q`.
     #[inline]
     pub(crate) fn run(&self, q: usize) -> (usize, usize) {
-        let b = q >> 6;
-        let i = q & 63;
-        let off = self.offset(b);
-        let d = (self.occupieds(b) & mask_through(i)).count_ones();
-        let first = b * 64 + off;
-        let end = self.select_runend(first, d - 1).unwrap_or(self.slots() - 1);
-        let start = match self.prev_runend(end, first) {
-            Some(prev) if d >= 2 => q.max(prev + 1),
-            _ => q.max(first),
-        };
-        (start, end)
+        let end = self.run_end(q);
+        (self.run_start(q, end), end)
     }
 
-    /// The first free slot at or after `pos`.
+    /// The last slot of the run of occupied quotient `q`.
+    #[inline]
+    pub(crate) fn run_end(&self, q: usize) -> usize {
+        let b = q >> 6;
+        let d = (self.occupieds(b) & mask_through(q & 63)).count_ones();
+        self.select_runend(b * 64 + self.offset(b), d.wrapping_sub(1))
+            .unwrap_or(self.slots() - 1)
+    }
+
+    /// The first slot of the run of occupied quotient `q` that ends at
+    /// `end`: one past the run end before it, if that is at or after `q`.
+    #[inline]
+    pub(crate) fn run_start(&self, q: usize, end: usize) -> usize {
+        match self.prev_runend(end, q) {
+            Some(prev) => prev + 1,
+            None => q,
+        }
+    }
+
+    /// The first free slot at or after `pos`, by jumps of
+    /// [`free_distance`](Self::free_distance): popcounts only, no select.
     fn first_empty(&self, mut pos: usize) -> usize {
         while pos < self.slots() {
-            let next = self.next_free(pos);
-            if next == pos {
+            let jump = self.free_distance(pos);
+            if jump == 0 {
                 return pos;
             }
-            pos = next;
+            pos += jump;
         }
         pos
+    }
+
+    /// 0 when slot `x` is free, else a number of slots from `x` that are
+    /// all taken: the runs of quotients up to `x` that have not ended before
+    /// `x` (each needs a slot at or after `x`), plus what the runs from
+    /// before the block still take.
+    #[inline]
+    fn free_distance(&self, x: usize) -> usize {
+        let b = x >> 6;
+        let i = x & 63;
+        let off = self.offset(b);
+        let d = (self.occupieds(b) & mask_through(i)).count_ones() as usize;
+        if off > i {
+            return off - i + d;
+        }
+        // Run ends in slots off..i of the block (below x): runs of
+        // quotients of this block, as the earlier runs end before off.
+        let ended = if i == off {
+            0
+        } else {
+            (self.runends(b) & mask_from(off) & !mask_from(i)).count_ones() as usize
+        };
+        // Never negative in a valid table; loaded tables are checked first.
+        d.saturating_sub(ended)
     }
 
     /// Whether `k` more slots can be inserted at `pos`: the `k`-th free
@@ -301,9 +345,11 @@ impl Table {
     /// to start at `pos`): shifts the slots from `pos` to the first free
     /// slot one to the right, with their run-end bits. The new slot holds 0
     /// and no run end. The caller checked [`has_room`](Self::has_room).
-    fn open_slot(&mut self, q: usize, pos: usize) {
+    fn open_slot(&mut self, q: usize, pos: usize) -> bool {
         let e = self.first_empty(pos);
-        debug_assert!(e < self.slots());
+        if e >= self.slots() {
+            return false;
+        }
         self.shift_right(pos, e);
         // Runs of quotients below each block from q + 1 to e now take one
         // more of its slots.
@@ -313,62 +359,96 @@ impl Table {
             }
         }
         self.used += 1;
+        true
     }
 
-    /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends) and
-    /// clears slot `pos`.
+    /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends)
+    /// and clears slot `pos`: a block at a time, a word at a time.
     fn shift_right(&mut self, pos: usize, e: usize) {
-        for p in (pos..e).rev() {
-            let v = self.get(p);
-            self.set(p + 1, v);
-        }
-        self.set(pos, 0);
-        // Run-end bits, a word at a time from the last block down.
-        let mut carry_in_block = |b: usize, lo: usize, hi: usize, carry: bool| -> bool {
-            // Shift bits lo..=hi of block b's runends up by one; bit lo gets
-            // `carry`; returns the bit shifted out of position hi.
+        let (first, last) = (pos >> 6, e >> 6);
+        let (mut rem, mut end) = (0, false);
+        for b in first..=last {
+            let lo = if b == first { pos & 63 } else { 0 };
+            let hi = if b == last { e & 63 } else { 63 };
+            let rem_out = self.get(b * 64 + hi);
+            self.shift_remainders_up(b, lo, hi);
+            self.set(b * 64 + lo, rem);
+            rem = rem_out;
             let w = &mut self.words[b * self.stride + 1];
             let range = mask_from(lo) & mask_through(hi);
-            let out = (*w >> hi) & 1 == 1;
-            let moved = ((*w & range) << 1) & range;
-            *w = (*w & !range) | moved | (u64::from(carry) << lo);
-            out
-        };
-        let (bs, be) = (pos >> 6, e >> 6);
-        // Walk blocks low to high, carrying the top bit up.
-        let mut carry = false;
-        for b in bs..=be {
-            let lo = if b == bs { pos & 63 } else { 0 };
-            let hi = if b == be { e & 63 } else { 63 };
-            carry = carry_in_block(b, lo, hi, carry);
+            let end_out = (*w >> hi) & 1 == 1;
+            *w = (*w & !range) | (((*w & range) << 1) & range) | (u64::from(end) << lo);
+            end = end_out;
         }
-        // Slot e was free, so no run end is shifted out of it.
-        debug_assert!(!carry);
-        let _ = carry;
+        // Slot e was free, so nothing is shifted out of it.
+        debug_assert!(rem == 0 && !end);
+    }
+
+    /// Moves the remainders of slots `lo..hi` of block `b` to `lo + 1..=hi`
+    /// (slot `lo` keeps its value, to be overwritten).
+    #[inline]
+    fn shift_remainders_up(&mut self, b: usize, lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let r = self.r as usize;
+        let base = b * self.stride + 2;
+        let (from, to) = ((lo + 1) * r, (hi + 1) * r);
+        for w in (from / 64..=(to - 1) / 64).rev() {
+            let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
+            let below = if w > 0 { self.words[base + w - 1] >> (64 - r) } else { 0 };
+            let shifted = (self.words[base + w] << r) | below;
+            let word = &mut self.words[base + w];
+            *word = (*word & !mask) | (shifted & mask);
+        }
+    }
+
+    /// Moves the remainders of slots `lo + 1..=hi` of block `b` to
+    /// `lo..hi` (slot `hi` keeps its value, to be overwritten).
+    #[inline]
+    fn shift_remainders_down(&mut self, b: usize, lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let r = self.r as usize;
+        let base = b * self.stride + 2;
+        let (from, to) = (lo * r, hi * r);
+        for w in from / 64..=(to - 1) / 64 {
+            let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
+            let above = if w + 1 < r { self.words[base + w + 1] << (64 - r) } else { 0 };
+            let shifted = (self.words[base + w] >> r) | above;
+            let word = &mut self.words[base + w];
+            *word = (*word & !mask) | (shifted & mask);
+        }
     }
 
     /// Inserts a slot holding `v` at `pos` into the run of quotient `q`,
     /// which currently spans `start..=end`; `pos` is in `start..=end + 1`.
-    /// The caller checked [`has_room`](Self::has_room).
-    pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) {
-        self.open_slot(q, pos);
+    /// `false`, with nothing changed, when no free slot follows `pos`.
+    pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) -> bool {
+        if !self.open_slot(q, pos) {
+            return false;
+        }
         if pos == end + 1 {
             self.set_runend(end, false);
             self.set_runend(pos, true);
         }
         self.set(pos, v);
+        true
     }
 
     /// Starts the run of unoccupied quotient `q` with one slot holding `v`,
-    /// at [`next_free(q)`](Self::next_free). The caller checked
-    /// [`has_room`](Self::has_room) there.
-    pub(crate) fn start_run(&mut self, q: usize, v: u64) -> usize {
+    /// at [`next_free(q)`](Self::next_free); returns that slot, or `None`,
+    /// with nothing changed, when no free slot follows it.
+    pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
         let pos = self.next_free(q);
-        self.open_slot(q, pos);
+        if !self.open_slot(q, pos) {
+            return None;
+        }
         self.set_occupied(q, true);
         self.set_runend(pos, true);
         self.set(pos, v);
-        pos
+        Some(pos)
     }
 
     /// Removes slot `pos` from the run of quotient `q`, which spans
@@ -427,27 +507,23 @@ impl Table {
     }
 
     /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
-    /// and clears slot `last`.
+    /// and clears slot `last`: a block at a time, a word at a time.
     fn shift_left(&mut self, pos: usize, last: usize) {
-        for p in pos..last {
-            let v = self.get(p + 1);
-            self.set(p, v);
-        }
-        self.set(last, 0);
-        let (bs, be) = (pos >> 6, last >> 6);
-        // Walk blocks high to low, carrying the low bit down.
-        let mut carry = false;
-        for b in (bs..=be).rev() {
-            let lo = if b == bs { pos & 63 } else { 0 };
-            let hi = if b == be { last & 63 } else { 63 };
+        let (first, end_block) = (pos >> 6, last >> 6);
+        let (mut rem, mut end) = (0, false);
+        for b in (first..=end_block).rev() {
+            let lo = if b == first { pos & 63 } else { 0 };
+            let hi = if b == end_block { last & 63 } else { 63 };
+            let rem_out = self.get(b * 64 + lo);
+            self.shift_remainders_down(b, lo, hi);
+            self.set(b * 64 + hi, rem);
+            rem = rem_out;
             let w = &mut self.words[b * self.stride + 1];
             let range = mask_from(lo) & mask_through(hi);
-            let out = (*w >> lo) & 1 == 1;
-            let moved = (*w & range) >> 1 & range;
-            *w = (*w & !range) | moved | (u64::from(carry) << hi);
-            carry = out;
+            let end_out = (*w >> lo) & 1 == 1;
+            *w = (*w & !range) | (((*w & range) >> 1) & range) | (u64::from(end) << hi);
+            end = end_out;
         }
-        let _ = carry;
     }
 
     /// Appends, for the builder: slot `p` holds `v`. Slots are written in
@@ -517,4 +593,36 @@ impl Table {
         true
     }
 
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_shifts_match_slot_moves() {
+        for r in [2u32, 3, 7, 13, 57] {
+            for (pos, e) in [(0, 1), (3, 9), (60, 70), (5, 130), (63, 64), (0, 191)] {
+                let mut t = Table::new(r, 3, "t").unwrap();
+                let mask = (1u64 << r) - 1;
+                for p in 0..192 {
+                    if p != e {
+                        t.set(p, filter_core::mix64(p as u64 + 1) & mask);
+                    }
+                }
+                let before: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                t.shift_right(pos, e);
+                let after: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                let mut want = before.clone();
+                want.remove(e);
+                want.insert(pos, 0);
+                assert_eq!(after, want, "right r {r} pos {pos} e {e}");
+                t.shift_left(pos, e);
+                let back: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                let mut want = before.clone();
+                want[e] = 0;
+                assert_eq!(back, want, "left r {r} pos {pos} e {e}");
+            }
+        }
+    }
 }
