@@ -54,6 +54,8 @@ pub(crate) struct Table {
     offsets: Vec<u8>,
     /// Slots in use.
     used: usize,
+    /// Whether the CPU has BMI2 (`pdep`), for select.
+    bmi2: bool,
 }
 
 impl Table {
@@ -71,6 +73,7 @@ impl Table {
             words: filter_core::memory::zeroed_vec(len, parameter)?,
             offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
             used: 0,
+            bmi2: crate::bits::has_bmi2(),
         })
     }
 
@@ -195,6 +198,17 @@ impl Table {
         off
     }
 
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn select(&self, bits: u64, k: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        if self.bmi2 {
+            // SAFETY: `bmi2` is set only where the CPU reported BMI2.
+            return unsafe { crate::bits::select64_bmi2(bits, k) };
+        }
+        select64(bits, k)
+    }
+
     /// The first slot at or after `pos` whose set bit of `runends` is the
     /// `k`-th (0-based) from `pos`, or `None` past the table's end.
     #[inline]
@@ -207,7 +221,7 @@ impl Table {
             }
             let c = bits.count_ones();
             if k < c {
-                return Some(b * 64 + select64(bits, k) as usize);
+                return Some(b * 64 + self.select(bits, k) as usize);
             }
             k -= c;
             b += 1;
@@ -558,7 +572,7 @@ impl Table {
     /// Replaces the arrays with loaded ones (checked by the caller against
     /// a rebuild).
     pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>) -> Self {
-        Table { r, stride: 2 + r as usize, blocks, words, offsets, used: 0 }
+        Table { r, stride: 2 + r as usize, blocks, words, offsets, used: 0, bmi2: crate::bits::has_bmi2() }
     }
 
     /// Sets the count of used slots of a loaded table, from its rebuild.
