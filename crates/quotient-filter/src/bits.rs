@@ -72,7 +72,7 @@ pub(crate) unsafe fn select64_bmi2(x: u64, k: u32) -> u32 {
 pub(crate) fn has_bmi2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("bmi2") && std::env::var_os("QF_NO_BMI2").is_none()
+        std::is_x86_feature_detected!("bmi2")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -104,6 +104,15 @@ mod tests {
         fn select_matches_naive(x: u64, k: u8) -> bool {
             let k = u32::from(k % 66);
             select64(x, k) == naive(x, k)
+        }
+
+        fn bmi2_select_matches_portable(x: u64, k: u8) -> bool {
+            let k = u32::from(k) % x.count_ones().max(1);
+            if !has_bmi2() || x == 0 {
+                return true;
+            }
+            // SAFETY: the CPU has BMI2, checked just above.
+            select64(x, k) == unsafe { select64_bmi2(x, k) }
         }
 
         fn masks(i: u8) -> bool {

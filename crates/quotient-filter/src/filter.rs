@@ -286,6 +286,11 @@ impl<S: KeyHasher> QuotientFilter<S> {
         self.core.used() as f64 / self.core.shape().quotients as f64
     }
 
+    /// Slots in use: one per key of count one, a few more for counted keys.
+    pub fn used_slots(&self) -> usize {
+        self.core.used()
+    }
+
     /// Quotients: the home slots keys are spread over.
     pub fn quotients(&self) -> usize {
         self.core.shape().quotients
