@@ -1,7 +1,8 @@
 //! The byte encoding (see `docs/format-quotient-filter.md`).
 //!
 //! The body after filter-core's common header: quotients (u64), remainder
-//! bits (u8), growable (u8, 0 or 1), copies held (u64), the interleaved
+//! bits (u8), fingerprint space (u64, quotients · 2^remainder bits: a
+//! check, and what merges compare), growable (u8, 0 or 1), copies held (u64), the interleaved
 //! block words (u64 array), the offsets (u8 array). The loader checks every
 //! field, then rebuilds the table from the entries it decodes and refuses
 //! the bytes unless the rebuild is identical: every accepted byte string is
@@ -23,6 +24,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
         let mut w = ByteWriter::new(FilterKind::Quotient, &HasherProbe::of(&self.hasher), self.memory_bytes() + 48);
         w.u64(self.core.shape().quotients as u64);
         w.u8(self.core.shape().remainder_bits as u8);
+        w.u64(self.core.space());
         w.u8(u8::from(self.growable));
         w.u64(self.core.len());
         w.u64_array(table.words());
@@ -44,6 +46,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
         let mut r = ByteReader::open(bytes, FilterKind::Quotient, &HasherProbe::of(&hasher))?;
         let quotients = r.u64("quotients")?;
         let remainder_bits = u32::from(r.u8("remainder bits")?);
+        let space = r.u64("fingerprint space")?;
         let growable = match r.u8("growable")? {
             0 => false,
             1 => true,
@@ -61,6 +64,11 @@ impl<S: KeyHasher> QuotientFilter<S> {
             .map(|quotients| Shape { quotients, remainder_bits })
             .filter(|s| s.space().is_some())
             .ok_or_else(|| Error::corrupt(format_args!("{quotients} quotients with {remainder_bits}-bit remainders")))?;
+        if shape.space() != Some(space) {
+            return Err(Error::corrupt(format_args!(
+                "fingerprint space {space} is not {quotients} quotients times 2^{remainder_bits}"
+            )));
+        }
         let blocks = shape
             .blocks()
             .ok_or_else(|| Error::corrupt(format_args!("{quotients} quotients")))?;

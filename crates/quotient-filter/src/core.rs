@@ -466,6 +466,9 @@ impl Core {
         let entries = loaded
             .entries()
             .ok_or_else(|| Error::corrupt("a run has no end or holds a counter that does not decode"))?;
+        if entries.last().is_some_and(|&(f, _)| f >= loaded.space) {
+            return Err(Error::corrupt("a run belongs to a quotient past the last"));
+        }
         if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(Error::corrupt("remainders of a run are not in increasing order"));
         }
