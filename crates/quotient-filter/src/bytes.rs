@@ -21,7 +21,11 @@ impl<S: KeyHasher> QuotientFilter<S> {
     /// on any machine (with the same hasher).
     pub fn to_bytes(&self) -> Vec<u8> {
         let table = self.core.table();
-        let mut w = ByteWriter::new(FilterKind::Quotient, &HasherProbe::of(&self.hasher), self.memory_bytes() + 48);
+        let mut w = ByteWriter::new(
+            FilterKind::Quotient,
+            &HasherProbe::of(&self.hasher),
+            self.memory_bytes() + 48,
+        );
         w.u64(self.core.shape().quotients as u64);
         w.u8(self.core.shape().remainder_bits as u8);
         w.u64(self.core.space());
@@ -50,7 +54,11 @@ impl<S: KeyHasher> QuotientFilter<S> {
         let growable = match r.u8("growable")? {
             0 => false,
             1 => true,
-            other => return Err(Error::corrupt(format_args!("growable must be 0 or 1, found {other}"))),
+            other => {
+                return Err(Error::corrupt(format_args!(
+                    "growable must be 0 or 1, found {other}"
+                )));
+            }
         };
         let len = r.u64("copies")?;
         if !(MIN_REMAINDER_BITS..=MAX_REMAINDER_BITS).contains(&remainder_bits) {
@@ -61,9 +69,16 @@ impl<S: KeyHasher> QuotientFilter<S> {
         let shape = usize::try_from(quotients)
             .ok()
             .filter(|&q| q >= 1)
-            .map(|quotients| Shape { quotients, remainder_bits })
+            .map(|quotients| Shape {
+                quotients,
+                remainder_bits,
+            })
             .filter(|s| s.space().is_some())
-            .ok_or_else(|| Error::corrupt(format_args!("{quotients} quotients with {remainder_bits}-bit remainders")))?;
+            .ok_or_else(|| {
+                Error::corrupt(format_args!(
+                    "{quotients} quotients with {remainder_bits}-bit remainders"
+                ))
+            })?;
         if shape.space() != Some(space) {
             return Err(Error::corrupt(format_args!(
                 "fingerprint space {space} is not {quotients} quotients times 2^{remainder_bits}"
@@ -85,6 +100,10 @@ impl<S: KeyHasher> QuotientFilter<S> {
         }
         let table = Table::from_parts(remainder_bits, blocks, words, offsets);
         let core = Core::from_table(shape, table, len)?;
-        Ok(QuotientFilter { core, hasher, growable })
+        Ok(QuotientFilter {
+            core,
+            hasher,
+            growable,
+        })
     }
 }

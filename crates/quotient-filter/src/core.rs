@@ -59,10 +59,11 @@ impl Shape {
 
     /// Blocks of 64 slots, spill-over slots included.
     pub(crate) fn blocks(&self) -> Option<usize> {
-        let slots = self.quotients.checked_add(self.quotients.min(SPILL_SLOTS))?;
+        let slots = self
+            .quotients
+            .checked_add(self.quotients.min(SPILL_SLOTS))?;
         Some(slots.div_ceil(64))
     }
-
 
     /// Slots that may be used before `Full`.
     pub(crate) fn max_used(&self) -> usize {
@@ -146,7 +147,6 @@ impl Core {
     pub(crate) fn used(&self) -> usize {
         self.table.used()
     }
-
 
     /// Bytes of the table.
     pub(crate) fn memory_bytes(&self) -> usize {
@@ -321,7 +321,8 @@ impl Core {
             let enc = encode(x, count - 1, self.shape.remainder_bits);
             let shrink = old_len - enc.len();
             for i in 0..shrink {
-                self.table.remove_from_run(q, at + enc.len(), start, end - i);
+                self.table
+                    .remove_from_run(q, at + enc.len(), start, end - i);
             }
             self.write(at, &enc);
         }
@@ -422,7 +423,12 @@ impl Core {
     /// # Errors
     ///
     /// As [`build`](Self::build).
-    pub(crate) fn merged(&self, other: &Core, shape: Shape, parameter: &'static str) -> Result<Self, Error> {
+    pub(crate) fn merged(
+        &self,
+        other: &Core,
+        shape: Shape,
+        parameter: &'static str,
+    ) -> Result<Self, Error> {
         let a = self.entries().unwrap_or_default();
         let b = other.entries().unwrap_or_default();
         let mut out = Vec::with_capacity(a.len() + b.len());
@@ -458,22 +464,29 @@ impl Core {
     pub(crate) fn from_table(shape: Shape, table: Table, len: u64) -> Result<Self, Error> {
         let mut loaded = Core {
             max_used: shape.max_used(),
-            space: shape.space().ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
+            space: shape
+                .space()
+                .ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
             shape,
             table,
             len,
         };
-        let entries = loaded
-            .entries()
-            .ok_or_else(|| Error::corrupt("a run has no end or holds a counter that does not decode"))?;
+        let entries = loaded.entries().ok_or_else(|| {
+            Error::corrupt("a run has no end or holds a counter that does not decode")
+        })?;
         if entries.last().is_some_and(|&(f, _)| f >= loaded.space) {
             return Err(Error::corrupt("a run belongs to a quotient past the last"));
         }
         if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
-            return Err(Error::corrupt("remainders of a run are not in increasing order"));
+            return Err(Error::corrupt(
+                "remainders of a run are not in increasing order",
+            ));
         }
-        let rebuilt = Core::build(shape, entries, "slots")
-            .map_err(|e| Error::corrupt(format_args!("the table cannot be rebuilt from its entries: {e}")))?;
+        let rebuilt = Core::build(shape, entries, "slots").map_err(|e| {
+            Error::corrupt(format_args!(
+                "the table cannot be rebuilt from its entries: {e}"
+            ))
+        })?;
         loaded.table.set_used(rebuilt.table.used());
         if rebuilt != loaded {
             return Err(Error::corrupt(

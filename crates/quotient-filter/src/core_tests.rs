@@ -7,7 +7,14 @@ use filter_core::{Error, mix64};
 use crate::core::{Core, Shape};
 
 fn core(quotients: usize, r: u32) -> Core {
-    Core::new(Shape { quotients, remainder_bits: r }, "test").unwrap()
+    Core::new(
+        Shape {
+            quotients,
+            remainder_bits: r,
+        },
+        "test",
+    )
+    .unwrap()
 }
 
 /// Applies ops to a core and a map of fingerprint counts, and checks after
@@ -77,7 +84,7 @@ fn contains_f(c: &Core, f: u64) -> bool {
 /// A hash whose fingerprint is `f`: the smallest m with ⌊m·S/2^64⌋ = f.
 fn hash_of(c: &Core, f: u64) -> u64 {
     let s = u128::from(c.space());
-    let m = ((u128::from(f) << 64) + s - 1) / s;
+    let m = (u128::from(f) << 64).div_ceil(s);
     debug_assert_eq!(c.fingerprint(m as u64), f);
     m as u64
 }
@@ -111,7 +118,13 @@ fn growing_keeps_every_count() {
             assert_eq!(c.count(m), n);
         }
     }
-    assert_eq!(c.shape(), Shape { quotients: 1600, remainder_bits: 5 });
+    assert_eq!(
+        c.shape(),
+        Shape {
+            quotients: 1600,
+            remainder_bits: 5
+        }
+    );
 }
 
 quickcheck::quickcheck! {

@@ -178,13 +178,21 @@ mod tests {
         let s = e.as_slice();
         assert!(s.iter().all(|&v| v >> r == 0), "{s:?}");
         let got = decode(0, s.len() - 1, r, |i| s[i]);
-        assert_eq!(got, Some((x, count, s.len())), "x {x} count {count} r {r}: {s:?}");
+        assert_eq!(
+            got,
+            Some((x, count, s.len())),
+            "x {x} count {count} r {r}: {s:?}"
+        );
         // Followed by a larger remainder, the entry still ends where it did.
         if x + 1 < (1 << r) {
             let mut run = s.to_vec();
             run.push(x + 1);
             let got = decode(0, run.len() - 1, r, |i| run[i]);
-            assert_eq!(got, Some((x, count, s.len())), "x {x} count {count} r {r}: {run:?}");
+            assert_eq!(
+                got,
+                Some((x, count, s.len())),
+                "x {x} count {count} r {r}: {run:?}"
+            );
         }
         s.len()
     }

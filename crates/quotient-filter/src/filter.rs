@@ -72,8 +72,17 @@ impl QuotientFilter {
     ///
     /// As [`with_fpr`](Self::with_fpr); `doublings` above 16 is
     /// [`Error::InvalidParameter`].
-    pub fn growable_with_fpr(expected_items: usize, fpr: f64, doublings: u32) -> Result<Self, Error> {
-        Self::growable_with_fpr_and_hasher(expected_items, fpr, doublings, PortableHasher::default())
+    pub fn growable_with_fpr(
+        expected_items: usize,
+        fpr: f64,
+        doublings: u32,
+    ) -> Result<Self, Error> {
+        Self::growable_with_fpr_and_hasher(
+            expected_items,
+            fpr,
+            doublings,
+            PortableHasher::default(),
+        )
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes) under the

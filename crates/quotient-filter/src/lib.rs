@@ -16,6 +16,6 @@ mod traits;
 
 pub use filter::QuotientFilter;
 pub use filter_core::{
-    BatchContains, BatchInsert, BatchRemove, Error, Filter, Insert, KeyHasher, PortableHasher, Remove,
-    UniformHasher,
+    BatchContains, BatchInsert, BatchRemove, Error, Filter, Insert, KeyHasher, PortableHasher,
+    Remove, UniformHasher,
 };

@@ -61,10 +61,18 @@ pub(crate) struct Table {
 impl Table {
     /// An empty table of `blocks` blocks of `r`-bit remainders, or `None`
     /// when it cannot be allocated.
-    pub(crate) fn new(r: u32, blocks: usize, parameter: &'static str) -> Result<Self, filter_core::Error> {
+    pub(crate) fn new(
+        r: u32,
+        blocks: usize,
+        parameter: &'static str,
+    ) -> Result<Self, filter_core::Error> {
         let stride = 2 + r as usize;
         let len = blocks.checked_mul(stride).ok_or_else(|| {
-            filter_core::Error::invalid(parameter, blocks, "small enough for the table to be addressable")
+            filter_core::Error::invalid(
+                parameter,
+                blocks,
+                "small enough for the table to be addressable",
+            )
         })?;
         Ok(Table {
             r,
@@ -77,13 +85,11 @@ impl Table {
         })
     }
 
-
     /// Physical slots (64 per block).
     #[inline]
     pub(crate) fn slots(&self) -> usize {
         self.blocks * 64
     }
-
 
     /// Slots in use.
     #[inline]
@@ -134,7 +140,6 @@ impl Table {
         let w = &mut self.words[(q >> 6) * self.stride];
         *w = (*w & !(1 << (q & 63))) | (u64::from(on) << (q & 63));
     }
-
 
     #[inline]
     fn set_runend(&mut self, p: usize, on: bool) {
@@ -190,7 +195,11 @@ impl Table {
         while a > 0 && self.offsets[a] == SATURATED {
             a -= 1;
         }
-        let mut off = if self.offsets[a] == SATURATED { 0 } else { usize::from(self.offsets[a]) };
+        let mut off = if self.offsets[a] == SATURATED {
+            0
+        } else {
+            usize::from(self.offsets[a])
+        };
         for c in a + 1..=b {
             let end = self.next_free_with(64 * c - 1, off);
             off = end.saturating_sub(64 * c);
@@ -410,7 +419,11 @@ impl Table {
         let (from, to) = ((lo + 1) * r, (hi + 1) * r);
         for w in (from / 64..=(to - 1) / 64).rev() {
             let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
-            let below = if w > 0 { self.words[base + w - 1] >> (64 - r) } else { 0 };
+            let below = if w > 0 {
+                self.words[base + w - 1] >> (64 - r)
+            } else {
+                0
+            };
             let shifted = (self.words[base + w] << r) | below;
             let word = &mut self.words[base + w];
             *word = (*word & !mask) | (shifted & mask);
@@ -429,7 +442,11 @@ impl Table {
         let (from, to) = (lo * r, hi * r);
         for w in from / 64..=(to - 1) / 64 {
             let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
-            let above = if w + 1 < r { self.words[base + w + 1] << (64 - r) } else { 0 };
+            let above = if w + 1 < r {
+                self.words[base + w + 1] << (64 - r)
+            } else {
+                0
+            };
             let shifted = (self.words[base + w] >> r) | above;
             let word = &mut self.words[base + w];
             *word = (*word & !mask) | (shifted & mask);
@@ -572,7 +589,15 @@ impl Table {
     /// Replaces the arrays with loaded ones (checked by the caller against
     /// a rebuild).
     pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>) -> Self {
-        Table { r, stride: 2 + r as usize, blocks, words, offsets, used: 0, bmi2: crate::bits::has_bmi2() }
+        Table {
+            r,
+            stride: 2 + r as usize,
+            blocks,
+            words,
+            offsets,
+            used: 0,
+            bmi2: crate::bits::has_bmi2(),
+        }
     }
 
     /// Sets the count of used slots of a loaded table, from its rebuild.
@@ -606,7 +631,6 @@ impl Table {
         }
         true
     }
-
 }
 
 #[cfg(test)]

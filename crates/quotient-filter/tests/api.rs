@@ -2,7 +2,9 @@
 //! calls, colliding keys are separate copies, merge sums, serde round trips.
 
 use filter_core::testing::keys::{members, non_members};
-use quotient_filter::{BatchContains, BatchInsert, BatchRemove, Filter, KeyHasher, QuotientFilter, Remove};
+use quotient_filter::{
+    BatchContains, BatchInsert, BatchRemove, Filter, KeyHasher, QuotientFilter, Remove,
+};
 
 #[test]
 fn keys_and_their_hashes_agree() {

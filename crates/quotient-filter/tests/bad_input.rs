@@ -13,15 +13,33 @@ fn sizing_edges_are_errors_that_name_the_parameter() {
         Error::InvalidParameter { name, .. } => name,
         other => panic!("{other}"),
     };
-    assert_eq!(name(QuotientFilter::with_fpr(0, 0.01).unwrap_err()), "expected_items");
-    assert_eq!(name(QuotientFilter::with_fpr(usize::MAX, 0.01).unwrap_err()), "expected_items");
-    assert_eq!(name(QuotientFilter::with_fpr(1 << 62, 0.01).unwrap_err()), "expected_items");
+    assert_eq!(
+        name(QuotientFilter::with_fpr(0, 0.01).unwrap_err()),
+        "expected_items"
+    );
+    assert_eq!(
+        name(QuotientFilter::with_fpr(usize::MAX, 0.01).unwrap_err()),
+        "expected_items"
+    );
+    assert_eq!(
+        name(QuotientFilter::with_fpr(1 << 62, 0.01).unwrap_err()),
+        "expected_items"
+    );
     for p in BAD_RATES {
         assert_eq!(name(QuotientFilter::with_fpr(100, p).unwrap_err()), "fpr");
-        assert_eq!(name(QuotientFilter::growable_with_fpr(100, p, 2).unwrap_err()), "fpr");
+        assert_eq!(
+            name(QuotientFilter::growable_with_fpr(100, p, 2).unwrap_err()),
+            "fpr"
+        );
     }
-    assert_eq!(name(QuotientFilter::with_fpr(100, 1e-300).unwrap_err()), "fpr");
-    assert_eq!(name(QuotientFilter::growable_with_fpr(100, 0.01, 17).unwrap_err()), "doublings");
+    assert_eq!(
+        name(QuotientFilter::with_fpr(100, 1e-300).unwrap_err()),
+        "fpr"
+    );
+    assert_eq!(
+        name(QuotientFilter::growable_with_fpr(100, 0.01, 17).unwrap_err()),
+        "doublings"
+    );
     // The smallest and largest rates that fit.
     assert!(QuotientFilter::with_fpr(1, 0.999).is_ok());
     assert!(QuotientFilter::with_fpr(1, 1e-15).is_ok());
@@ -58,7 +76,10 @@ fn sample() -> Vec<u8> {
 fn every_truncation_and_bit_flip_is_refused() {
     let bytes = sample();
     for cut in 0..bytes.len() {
-        assert!(QuotientFilter::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+        assert!(
+            QuotientFilter::from_bytes(&bytes[..cut]).is_err(),
+            "cut {cut}"
+        );
     }
     for bit in 0..bytes.len() * 8 {
         let mut b = bytes.clone();
@@ -106,11 +127,21 @@ fn resealed_truncations_and_lying_lengths_are_refused() {
         assert!(QuotientFilter::from_bytes(&b).is_err(), "cut {cut}");
     }
     // quotients (offset 44), the space (53), the word array's count (70).
-    for (at, value) in [(44, 1u64 << 60), (44, 0), (44, u64::MAX), (53, 1 << 20), (70, 1 << 60), (70, 3)] {
+    for (at, value) in [
+        (44, 1u64 << 60),
+        (44, 0),
+        (44, u64::MAX),
+        (53, 1 << 20),
+        (70, 1 << 60),
+        (70, 3),
+    ] {
         let mut b = bytes.clone();
         b[at..at + 8].copy_from_slice(&value.to_le_bytes());
         reseal(&mut b);
-        assert!(matches!(QuotientFilter::from_bytes(&b), Err(Error::Corrupt { .. })), "{at} {value}");
+        assert!(
+            matches!(QuotientFilter::from_bytes(&b), Err(Error::Corrupt { .. })),
+            "{at} {value}"
+        );
     }
 }
 
@@ -120,7 +151,10 @@ fn other_kinds_and_hashers_are_refused() {
     let mut other_kind = bytes.clone();
     other_kind[8] = 4;
     reseal(&mut other_kind);
-    assert!(matches!(QuotientFilter::from_bytes(&other_kind), Err(Error::WrongKind { .. })));
+    assert!(matches!(
+        QuotientFilter::from_bytes(&other_kind),
+        Err(Error::WrongKind { .. })
+    ));
     assert_eq!(
         QuotientFilter::from_bytes_with_hasher(&bytes, PortableHasher::with_seed(9)).unwrap_err(),
         Error::HasherMismatch
@@ -135,10 +169,17 @@ fn merges_that_do_not_fit_together_change_nothing() {
     }
     let before = a.to_bytes();
     let other_rate = QuotientFilter::with_fpr(1000, 0.001).unwrap();
-    assert!(matches!(a.merge(&other_rate), Err(Error::Incompatible { .. })));
+    assert!(matches!(
+        a.merge(&other_rate),
+        Err(Error::Incompatible { .. })
+    ));
     let other_size = QuotientFilter::with_fpr(1500, 0.01).unwrap();
-    assert!(matches!(a.merge(&other_size), Err(Error::Incompatible { .. })));
-    let other_hasher = QuotientFilter::with_fpr_and_hasher(1000, 0.01, PortableHasher::with_seed(3)).unwrap();
+    assert!(matches!(
+        a.merge(&other_size),
+        Err(Error::Incompatible { .. })
+    ));
+    let other_hasher =
+        QuotientFilter::with_fpr_and_hasher(1000, 0.01, PortableHasher::with_seed(3)).unwrap();
     assert_eq!(a.merge(&other_hasher).unwrap_err(), Error::HasherMismatch);
     // The same space, but too many keys together for a fixed-size filter.
     let mut b = QuotientFilter::with_fpr(1000, 0.01).unwrap();

@@ -40,7 +40,12 @@ impl Arbitrary for Step {
             9 => Step::InsertMany(key, u16::arbitrary(g) % 2000),
             10..=14 => Step::Remove(key),
             15 => Step::Grow,
-            16 | 17 => Step::Merge(Vec::<u16>::arbitrary(g).into_iter().map(|k| k % 200).collect()),
+            16 | 17 => Step::Merge(
+                Vec::<u16>::arbitrary(g)
+                    .into_iter()
+                    .map(|k| k % 200)
+                    .collect(),
+            ),
             _ => Step::Reload,
         }
     }
@@ -49,7 +54,10 @@ impl Arbitrary for Step {
 fn check(filter: &QuotientFilter, oracle: &HashMap<u16, u64>, step: usize) -> Result<(), String> {
     for (&k, &n) in oracle {
         if filter.count(&k) < n || !filter.contains(&k) {
-            return Err(format!("step {step}: key {k} count {} below {n}", filter.count(&k)));
+            return Err(format!(
+                "step {step}: key {k} count {} below {n}",
+                filter.count(&k)
+            ));
         }
     }
     let total: u64 = oracle.values().sum();
@@ -129,7 +137,9 @@ fn run(steps: &[Step], growable: bool) -> Result<(), String> {
                 }
                 let before = filter.to_bytes();
                 match filter.merge(&other) {
-                    Ok(()) => added.into_iter().for_each(|(k, n)| *oracle.entry(k).or_default() += n),
+                    Ok(()) => added
+                        .into_iter()
+                        .for_each(|(k, n)| *oracle.entry(k).or_default() += n),
                     Err(Error::Full) if !growable => {
                         if filter.to_bytes() != before {
                             return Err(format!("step {i}: failed merge changed the filter"));
@@ -140,7 +150,8 @@ fn run(steps: &[Step], growable: bool) -> Result<(), String> {
             }
             Step::Reload => {
                 let bytes = filter.to_bytes();
-                filter = QuotientFilter::from_bytes(&bytes).map_err(|e| format!("step {i}: {e}"))?;
+                filter =
+                    QuotientFilter::from_bytes(&bytes).map_err(|e| format!("step {i}: {e}"))?;
                 if filter.to_bytes() != bytes {
                     return Err(format!("step {i}: reload changed the bytes"));
                 }

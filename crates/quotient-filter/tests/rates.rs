@@ -20,7 +20,10 @@ fn rate_at(n: usize, p: f64, queries: usize, seed: u64) -> (f64, f64) {
     }
     assert!(keys.iter().all(|k| filter.contains(k)));
     let miss = non_members(seed, queries);
-    (measured_fpr(&filter, &miss), fpr_upper_bound(p, queries, 1.0, 4.0))
+    (
+        measured_fpr(&filter, &miss),
+        fpr_upper_bound(p, queries, 1.0, 4.0),
+    )
 }
 
 #[test]
@@ -67,9 +70,15 @@ fn rate_holds_through_three_doublings() {
                 filter.insert(&keys[inserted]).unwrap();
                 inserted += 1;
             }
-            assert_eq!(filter.quotients(), QuotientFilter::with_fpr(n, p).unwrap().quotients() << doubling);
+            assert_eq!(
+                filter.quotients(),
+                QuotientFilter::with_fpr(n, p).unwrap().quotients() << doubling
+            );
             let rate = measured_fpr(&filter, &miss);
-            assert!(rate <= bound, "p {p}, {doubling} doublings: {rate} > {bound}");
+            assert!(
+                rate <= bound,
+                "p {p}, {doubling} doublings: {rate} > {bound}"
+            );
             assert!(keys[..inserted].iter().all(|k| filter.contains(k)));
         }
         // Explicit doublings of a full filter keep every key.
@@ -94,7 +103,10 @@ fn space_at_996_000_and_a_million_keys() {
             filter.insert(&k).unwrap();
         }
         let bits_per_key = filter.memory_bytes() as f64 * 8.0 / n as f64;
-        assert!(bits_per_key <= space_bound(&filter, n), "n {n}: {bits_per_key}");
+        assert!(
+            bits_per_key <= space_bound(&filter, n),
+            "n {n}: {bits_per_key}"
+        );
         assert!(bits_per_key < 9.7, "n {n}: {bits_per_key}");
         assert!(filter.load_factor() > 0.94, "{}", filter.load_factor());
     }
@@ -108,7 +120,10 @@ fn space_at_ten_million_keys() {
     for p in RATES {
         let filter = QuotientFilter::with_fpr(n, p).unwrap();
         let bits_per_key = filter.memory_bytes() as f64 * 8.0 / n as f64;
-        assert!(bits_per_key <= space_bound(&filter, n), "p {p}: {bits_per_key}");
+        assert!(
+            bits_per_key <= space_bound(&filter, n),
+            "p {p}: {bits_per_key}"
+        );
     }
 }
 
@@ -120,6 +135,10 @@ fn a_million_copies_of_one_key_cost_at_most_8_slots() {
             filter.insert("the").unwrap();
         }
         assert_eq!(filter.count("the"), 1_000_000);
-        assert!(filter.used_slots() <= 8, "p {p}: {} slots", filter.used_slots());
+        assert!(
+            filter.used_slots() <= 8,
+            "p {p}: {} slots",
+            filter.used_slots()
+        );
     }
 }
