@@ -253,6 +253,12 @@ impl Core {
         let r = self.shape.remainder_bits;
         let len = self.len.checked_add(copies).ok_or(Error::Full)?;
         if !self.table.is_occupied(q) {
+            if copies == 1 {
+                self.room(q, 1)?;
+                self.table.start_run(q, x).ok_or(Error::Full)?;
+                self.len = len;
+                return Ok(());
+            }
             let enc = encode(x, copies, r);
             if enc.len() > 1 {
                 self.room(self.table.next_free(q), enc.len())?;
@@ -273,6 +279,15 @@ impl Core {
             Found::Absent(at) => (at, 0, 0),
         };
         let new_count = old_count.checked_add(copies).ok_or(Error::Full)?;
+        if copies == 1 && new_count <= 2 {
+            // "x" or "x x": one more slot holding x, no counter to encode.
+            self.room(at, 1)?;
+            if !self.table.insert_into_run(q, at + old_len, end, x) {
+                return Err(Error::Full);
+            }
+            self.len = len;
+            return Ok(());
+        }
         let enc = encode(x, new_count, r);
         let grow = enc.len() - old_len;
         self.room(at + old_len, grow)?;
@@ -315,8 +330,9 @@ impl Core {
         let Found::Entry(at, count, old_len) = self.find(x, start, end) else {
             return false;
         };
-        if count == 1 {
-            self.table.remove_from_run(q, at, start, end);
+        if count <= 2 {
+            // "x" or "x x": drop the last slot of the entry.
+            self.table.remove_from_run(q, at + old_len - 1, start, end);
         } else {
             let enc = encode(x, count - 1, self.shape.remainder_bits);
             let shrink = old_len - enc.len();
