@@ -71,11 +71,16 @@ pub(crate) unsafe fn select64_bmi2(x: u64, k: u32) -> u32 {
     bit.trailing_zeros()
 }
 
-/// Whether [`select64_bmi2`] may be called on this CPU.
+/// Whether this CPU has BMI2 (for [`select64_bmi2`]) and the other bit
+/// instructions the filter's operations are compiled for on x86-64
+/// (`popcnt`, `lzcnt`, BMI1): every CPU with BMI2 has them.
 pub(crate) fn has_bmi2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("lzcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -17,6 +17,8 @@
 //! at which the filter is full again; the growable mode reserves a bit of
 //! remainder per planned doubling.
 
+#![allow(unsafe_code)]
+
 use filter_core::Error;
 
 use crate::counter::{self, decode, encode};
@@ -199,8 +201,8 @@ impl Core {
 
     /// How many copies of fingerprints equal to that of mixed hash `m` are
     /// held.
-    #[inline]
-    pub(crate) fn count(&self, m: u64) -> u64 {
+    #[inline(always)]
+    fn count_impl(&self, m: u64) -> u64 {
         let (q, x) = self.split(self.fingerprint(m));
         if !self.table.is_occupied(q) {
             return 0;
@@ -213,8 +215,8 @@ impl Core {
     }
 
     /// Whether a copy of the fingerprint of mixed hash `m` is held.
-    #[inline]
-    pub(crate) fn contains(&self, m: u64) -> bool {
+    #[inline(always)]
+    fn contains_impl(&self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
         if !self.table.is_occupied(q) {
             return false;
@@ -248,7 +250,8 @@ impl Core {
     /// [`Error::Full`] when the slots it needs would pass the maximum load
     /// or the table's end, or the count would pass `u64::MAX`; nothing is
     /// changed then.
-    pub(crate) fn insert_fingerprint(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+    #[inline(always)]
+    fn insert_impl(&mut self, f: u64, copies: u64) -> Result<(), Error> {
         let (q, x) = self.split(f);
         let r = self.shape.remainder_bits;
         let len = self.len.checked_add(copies).ok_or(Error::Full)?;
@@ -321,7 +324,8 @@ impl Core {
 
     /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
     /// none is held (nothing changes then).
-    pub(crate) fn remove(&mut self, m: u64) -> bool {
+    #[inline(always)]
+    fn remove_impl(&mut self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
         if !self.table.is_occupied(q) {
             return false;
@@ -344,6 +348,86 @@ impl Core {
         }
         self.len -= 1;
         true
+    }
+
+    /// Copies of the fingerprint of mixed hash `m` held.
+    #[inline]
+    pub(crate) fn count(&self, m: u64) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.count_x86(m) };
+        }
+        self.count_impl(m)
+    }
+
+    /// Whether a copy of the fingerprint of mixed hash `m` is held.
+    #[inline]
+    pub(crate) fn contains(&self, m: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.contains_x86(m) };
+        }
+        self.contains_impl(m)
+    }
+
+    /// Adds `copies` (≥ 1) copies of fingerprint `f`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when the slots it needs would pass the maximum load
+    /// or the table's end, or the count would pass `u64::MAX`; nothing is
+    /// changed then.
+    #[inline]
+    pub(crate) fn insert_fingerprint(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.insert_x86(f, copies) };
+        }
+        self.insert_impl(f, copies)
+    }
+
+    /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
+    /// none is held (nothing changes then).
+    #[inline]
+    pub(crate) fn remove(&mut self, m: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.remove_x86(m) };
+        }
+        self.remove_impl(m)
+    }
+
+    // The operations compiled for the bit instructions of x86-64-v3, so
+    // that rank (popcount), select (pdep) and the scans (tzcnt, lzcnt)
+    // inlined into them are single instructions; a default x86-64 build
+    // may use none of them. Same code, same answers.
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn count_x86(&self, m: u64) -> u64 {
+        self.count_impl(m)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn contains_x86(&self, m: u64) -> bool {
+        self.contains_impl(m)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn insert_x86(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+        self.insert_impl(f, copies)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn remove_x86(&mut self, m: u64) -> bool {
+        self.remove_impl(m)
     }
 
     /// Every entry, as (fingerprint, count), in increasing fingerprint

@@ -54,7 +54,8 @@ pub(crate) struct Table {
     offsets: Vec<u8>,
     /// Slots in use.
     used: usize,
-    /// Whether the CPU has BMI2 (`pdep`), for select.
+    /// Whether the CPU has BMI2 (`pdep`) and `popcnt`, for select and the
+    /// operations compiled for them.
     bmi2: bool,
 }
 
@@ -89,6 +90,12 @@ impl Table {
     #[inline]
     pub(crate) fn slots(&self) -> usize {
         self.blocks * 64
+    }
+
+    /// Whether the CPU has the bit instructions of [`crate::bits::has_bmi2`].
+    #[inline(always)]
+    pub(crate) fn has_bmi2(&self) -> bool {
+        self.bmi2
     }
 
     /// Slots in use.
@@ -314,6 +321,7 @@ impl Table {
 
     /// The first free slot at or after `pos`, by jumps of
     /// [`free_distance`](Self::free_distance): popcounts only, no select.
+    #[inline]
     fn first_empty(&self, mut pos: usize) -> usize {
         while pos < self.slots() {
             let jump = self.free_distance(pos);
@@ -368,6 +376,7 @@ impl Table {
     /// to start at `pos`): shifts the slots from `pos` to the first free
     /// slot one to the right, with their run-end bits. The new slot holds 0
     /// and no run end. The caller checked [`has_room`](Self::has_room).
+    #[inline]
     fn open_slot(&mut self, q: usize, pos: usize) -> bool {
         let e = self.first_empty(pos);
         if e >= self.slots() {
@@ -387,6 +396,7 @@ impl Table {
 
     /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends)
     /// and clears slot `pos`: a block at a time, a word at a time.
+    #[inline]
     fn shift_right(&mut self, pos: usize, e: usize) {
         let (first, last) = (pos >> 6, e >> 6);
         let (mut rem, mut end) = (0, false);
@@ -456,6 +466,7 @@ impl Table {
     /// Inserts a slot holding `v` at `pos` into the run of quotient `q`,
     /// which currently spans `start..=end`; `pos` is in `start..=end + 1`.
     /// `false`, with nothing changed, when no free slot follows `pos`.
+    #[inline]
     pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) -> bool {
         if !self.open_slot(q, pos) {
             return false;
@@ -471,6 +482,7 @@ impl Table {
     /// Starts the run of unoccupied quotient `q` with one slot holding `v`,
     /// at [`next_free(q)`](Self::next_free); returns that slot, or `None`,
     /// with nothing changed, when no free slot follows it.
+    #[inline]
     pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
         let pos = self.next_free(q);
         if !self.open_slot(q, pos) {
@@ -484,6 +496,7 @@ impl Table {
 
     /// Removes slot `pos` from the run of quotient `q`, which spans
     /// `start..=end`; the run ends with it when it was its only slot.
+    #[inline]
     pub(crate) fn remove_from_run(&mut self, q: usize, pos: usize, start: usize, end: usize) {
         // The slots after `pos` that move back: the rest of this run and
         // every following run of the cluster that is not at its home.
@@ -518,6 +531,7 @@ impl Table {
     }
 
     /// The first occupied quotient in `from..=to`.
+    #[inline]
     fn next_occupied(&self, from: usize, to: usize) -> Option<usize> {
         if from > to || from >= self.slots() {
             return None;
@@ -539,6 +553,7 @@ impl Table {
 
     /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
     /// and clears slot `last`: a block at a time, a word at a time.
+    #[inline]
     fn shift_left(&mut self, pos: usize, last: usize) {
         let (first, end_block) = (pos >> 6, last >> 6);
         let (mut rem, mut end) = (0, false);
