@@ -111,7 +111,7 @@ fn digits_first(mut v: u64, base: u64, n: usize) -> u64 {
 /// Decodes the entry that starts at slot `at` of a run ending at slot
 /// `end` (inclusive): its remainder, count and number of slots, or `None`
 /// when the slots are not an encoding.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode(
     at: usize,
     end: usize,

@@ -137,18 +137,18 @@ impl Table {
     }
 
     /// Whether quotient `q` has a run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn is_occupied(&self, q: usize) -> bool {
         self.occupieds(q >> 6) >> (q & 63) & 1 == 1
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_occupied(&mut self, q: usize, on: bool) {
         let w = &mut self.words[(q >> 6) * self.stride];
         *w = (*w & !(1 << (q & 63))) | (u64::from(on) << (q & 63));
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_runend(&mut self, p: usize, on: bool) {
         let w = &mut self.words[(p >> 6) * self.stride + 1];
         *w = (*w & !(1 << (p & 63))) | (u64::from(on) << (p & 63));
@@ -184,7 +184,7 @@ impl Table {
     }
 
     /// The offset of block `b`, exact.
-    #[inline]
+    #[inline(always)]
     fn offset(&self, b: usize) -> usize {
         let stored = self.offsets[b];
         if stored < SATURATED {
@@ -227,7 +227,7 @@ impl Table {
 
     /// The first slot at or after `pos` whose set bit of `runends` is the
     /// `k`-th (0-based) from `pos`, or `None` past the table's end.
-    #[inline]
+    #[inline(always)]
     fn select_runend(&self, pos: usize, mut k: u32) -> Option<usize> {
         let mut b = pos >> 6;
         let mut bits = self.runends(b) & mask_from(pos & 63);
@@ -250,7 +250,7 @@ impl Table {
 
     /// The last set bit of `runends` strictly before slot `p`, if any at or
     /// after `floor`.
-    #[inline]
+    #[inline(always)]
     fn prev_runend(&self, p: usize, floor: usize) -> Option<usize> {
         if p == 0 {
             return None;
@@ -273,11 +273,12 @@ impl Table {
     /// The first slot at or after `x` not taken by the runs of quotients up
     /// to `x`: `x` itself when it is free of them, else one past the end of
     /// the last such run. `x` is free exactly when this returns `x`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_free(&self, x: usize) -> usize {
         self.next_free_with(x, self.offset(x >> 6))
     }
 
+    #[inline(always)]
     fn next_free_with(&self, x: usize, off: usize) -> usize {
         let b = x >> 6;
         let i = x & 63;
@@ -294,14 +295,14 @@ impl Table {
     }
 
     /// The slots `start..=end` of the run of occupied quotient `q`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run(&self, q: usize) -> (usize, usize) {
         let end = self.run_end(q);
         (self.run_start(q, end), end)
     }
 
     /// The last slot of the run of occupied quotient `q`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run_end(&self, q: usize) -> usize {
         let b = q >> 6;
         let d = (self.occupieds(b) & mask_through(q & 63)).count_ones();
@@ -311,7 +312,7 @@ impl Table {
 
     /// The first slot of the run of occupied quotient `q` that ends at
     /// `end`: one past the run end before it, if that is at or after `q`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run_start(&self, q: usize, end: usize) -> usize {
         match self.prev_runend(end, q) {
             Some(prev) => prev + 1,
@@ -321,7 +322,7 @@ impl Table {
 
     /// The first free slot at or after `pos`, by jumps of
     /// [`free_distance`](Self::free_distance): popcounts only, no select.
-    #[inline]
+    #[inline(always)]
     fn first_empty(&self, mut pos: usize) -> usize {
         while pos < self.slots() {
             let jump = self.free_distance(pos);
@@ -337,7 +338,7 @@ impl Table {
     /// all taken: the runs of quotients up to `x` that have not ended before
     /// `x` (each needs a slot at or after `x`), plus what the runs from
     /// before the block still take.
-    #[inline]
+    #[inline(always)]
     fn free_distance(&self, x: usize) -> usize {
         let b = x >> 6;
         let i = x & 63;
@@ -376,7 +377,7 @@ impl Table {
     /// to start at `pos`): shifts the slots from `pos` to the first free
     /// slot one to the right, with their run-end bits. The new slot holds 0
     /// and no run end. The caller checked [`has_room`](Self::has_room).
-    #[inline]
+    #[inline(always)]
     fn open_slot(&mut self, q: usize, pos: usize) -> bool {
         let e = self.first_empty(pos);
         if e >= self.slots() {
@@ -396,7 +397,7 @@ impl Table {
 
     /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends)
     /// and clears slot `pos`: a block at a time, a word at a time.
-    #[inline]
+    #[inline(always)]
     fn shift_right(&mut self, pos: usize, e: usize) {
         let (first, last) = (pos >> 6, e >> 6);
         let (mut rem, mut end) = (0, false);
@@ -419,7 +420,7 @@ impl Table {
 
     /// Moves the remainders of slots `lo..hi` of block `b` to `lo + 1..=hi`
     /// (slot `lo` keeps its value, to be overwritten).
-    #[inline]
+    #[inline(always)]
     fn shift_remainders_up(&mut self, b: usize, lo: usize, hi: usize) {
         if lo >= hi {
             return;
@@ -442,7 +443,7 @@ impl Table {
 
     /// Moves the remainders of slots `lo + 1..=hi` of block `b` to
     /// `lo..hi` (slot `hi` keeps its value, to be overwritten).
-    #[inline]
+    #[inline(always)]
     fn shift_remainders_down(&mut self, b: usize, lo: usize, hi: usize) {
         if lo >= hi {
             return;
@@ -466,7 +467,7 @@ impl Table {
     /// Inserts a slot holding `v` at `pos` into the run of quotient `q`,
     /// which currently spans `start..=end`; `pos` is in `start..=end + 1`.
     /// `false`, with nothing changed, when no free slot follows `pos`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) -> bool {
         if !self.open_slot(q, pos) {
             return false;
@@ -482,7 +483,7 @@ impl Table {
     /// Starts the run of unoccupied quotient `q` with one slot holding `v`,
     /// at [`next_free(q)`](Self::next_free); returns that slot, or `None`,
     /// with nothing changed, when no free slot follows it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
         let pos = self.next_free(q);
         if !self.open_slot(q, pos) {
@@ -496,7 +497,7 @@ impl Table {
 
     /// Removes slot `pos` from the run of quotient `q`, which spans
     /// `start..=end`; the run ends with it when it was its only slot.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove_from_run(&mut self, q: usize, pos: usize, start: usize, end: usize) {
         // The slots after `pos` that move back: the rest of this run and
         // every following run of the cluster that is not at its home.
@@ -531,7 +532,7 @@ impl Table {
     }
 
     /// The first occupied quotient in `from..=to`.
-    #[inline]
+    #[inline(always)]
     fn next_occupied(&self, from: usize, to: usize) -> Option<usize> {
         if from > to || from >= self.slots() {
             return None;
@@ -553,7 +554,7 @@ impl Table {
 
     /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
     /// and clears slot `last`: a block at a time, a word at a time.
-    #[inline]
+    #[inline(always)]
     fn shift_left(&mut self, pos: usize, last: usize) {
         let (first, end_block) = (pos >> 6, last >> 6);
         let (mut rem, mut end) = (0, false);
