@@ -156,7 +156,7 @@ fn wider_fingerprints_in_large_tables_take_their_items() {
 }
 
 #[test]
-fn duplicates_up_to_eight_copies_then_full() {
+fn a_ninth_copy_is_too_many_copies_in_a_nearly_empty_filter() {
     for bits in [4, 9, 16] {
         let mut filter = CuckooFilter::with_buckets(50, bits).unwrap();
         filter.insert("other").unwrap();
@@ -164,7 +164,14 @@ fn duplicates_up_to_eight_copies_then_full() {
             filter.insert("dup").unwrap();
         }
         let before = filter.to_bytes();
-        assert_eq!(filter.insert("dup"), Err(Error::Full));
+        let err = filter.insert("dup").unwrap_err();
+        assert_eq!(err, Error::TooManyCopies { limit: MAX_COPIES });
+        // The message names the limit and the way around it.
+        let message = err.to_string();
+        assert!(message.contains("at most 8 copies"), "{message}");
+        assert!(message.contains("insert_unique"), "{message}");
+        // insert_unique never meets the limit.
+        assert_eq!(filter.insert_unique("dup"), Ok(false));
         assert_eq!(
             filter.to_bytes(),
             before,
@@ -197,19 +204,44 @@ fn insert_unique_adds_once() {
 
 #[test]
 fn prehashed_variants_agree_with_keyed_ones() {
-    use std::hash::BuildHasher;
+    use cuckoo::KeyHasher;
     let mut a = CuckooFilter::with_fpr(1000, 0.01).unwrap();
     let mut b = CuckooFilter::with_fpr(1000, 0.01).unwrap();
     let hasher = a.hasher().clone();
     for i in 0..900u64 {
         a.insert(&i).unwrap();
-        b.insert_hash(hasher.hash_one(i)).unwrap();
+        b.insert_hash(hasher.hash_key(&i)).unwrap();
     }
     assert_eq!(a.to_bytes(), b.to_bytes());
-    assert!(b.contains(&5u64) && a.contains_hash(hasher.hash_one(5u64)));
-    assert!(b.remove_hash(hasher.hash_one(5u64)) && a.remove(&5u64));
-    assert_eq!(b.insert_unique_hash(hasher.hash_one(6u64)), Ok(false));
+    assert!(b.contains(&5u64) && a.contains_hash(hasher.hash_key(&5u64)));
+    assert!(b.remove_hash(hasher.hash_key(&5u64)) && a.remove(&5u64));
+    assert_eq!(b.insert_unique_hash(hasher.hash_key(&6u64)), Ok(false));
     assert_eq!(a.to_bytes(), b.to_bytes());
+}
+
+#[test]
+fn contains_equals_contains_hash_of_hash_key() {
+    use cuckoo::{KeyHasher, PortableHasher};
+    use std::hash::BuildHasherDefault;
+    use std::collections::hash_map::DefaultHasher;
+    // The default hasher, a seeded one and a std BuildHasher: the key path
+    // and the pre-hashed path meet at the same positions, for members and
+    // non-members alike, and across both kinds of key.
+    fn check<S: KeyHasher + Clone>(hasher: S) {
+        let mut filter = CuckooFilter::with_fpr_and_hasher(4_000, 0.05, hasher.clone()).unwrap();
+        for i in 0..2_000u64 {
+            filter.insert(&i).unwrap();
+            filter.insert(&format!("key-{i}")).unwrap();
+        }
+        for i in 0..20_000u64 {
+            assert_eq!(filter.contains(&i), filter.contains_hash(hasher.hash_key(&i)));
+            let s = format!("key-{i}");
+            assert_eq!(filter.contains(&s), filter.contains_hash(hasher.hash_key(&s)));
+        }
+    }
+    check(PortableHasher::default());
+    check(PortableHasher::with_seed(99));
+    check(BuildHasherDefault::<DefaultHasher>::default());
 }
 
 #[test]
@@ -231,7 +263,7 @@ fn sequential_prehashed_ids_spread_over_the_table() {
 fn nine_distinct_items_with_one_fingerprint_and_bucket_pair_are_full() {
     // With 2 buckets every item has the pair {0, 1}, so the keys a 4-bit
     // filter holding only `a` reports present are exactly those with `a`'s
-    // fingerprint: eight fit, the ninth distinct one is `Full` like a ninth
+    // fingerprint: eight fit, the ninth distinct one is refused like a ninth
     // copy, with the victim slot empty.
     let mut probe = CuckooFilter::with_buckets(2, 4).unwrap();
     probe.insert(&0u64).unwrap();
@@ -240,16 +272,16 @@ fn nine_distinct_items_with_one_fingerprint_and_bucket_pair_are_full() {
     for k in &twins[..8] {
         filter.insert(k).unwrap();
     }
-    assert_eq!(filter.insert(&twins[8]), Err(Error::Full));
+    assert_eq!(
+        filter.insert(&twins[8]),
+        Err(Error::TooManyCopies { limit: MAX_COPIES })
+    );
     assert!(!filter.is_full());
     assert!(filter.remove(&twins[0]));
     filter.insert(&twins[8]).unwrap();
 
-    // So at large n, narrow fingerprints would meet such a class: before
-    // the fix `with_fpr(n, p ≥ 0.5)` kept 4 bits at any n, and the 4-bit
-    // table that `with_capacity(400_000_000, 4)` builds refused the
-    // 377,986,813th distinct key (measured, release build). `with_fpr`
-    // now widens to 5 bits where that is likely.
+    // So at large n, narrow fingerprints would meet such a class, and
+    // `with_fpr` widens 4 bits to 5 where that is likely.
     assert_eq!(
         CuckooFilter::with_fpr(400_000, 0.6)
             .unwrap()
