@@ -895,4 +895,32 @@ mod tests {
         let per_item = overfull_classes(400_000_000, 4) / 400_000_000.0;
         assert!((1.5e-9..3e-9).contains(&per_item), "{per_item}");
     }
+
+    /// The measurement behind the one alternate-offset rule (`table.rs`):
+    /// the load at the first `Full` for every width, with `mix64(fp)` and
+    /// with the golden-ratio rule `fp · φ`. Run with
+    /// `cargo test --release -p cuckoo --lib first_full_by_rule -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement of a few minutes; its figures are in the commit"]
+    fn first_full_by_rule() {
+        use crate::table::GOLDEN_FOR_MEASUREMENT;
+        use std::sync::atomic::Ordering;
+        for golden in [false, true] {
+            GOLDEN_FOR_MEASUREMENT.store(golden, Ordering::Relaxed);
+            for items in [479_000usize, 5_000_000] {
+                let mut row = String::new();
+                for bits in MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS {
+                    let mut filter = CuckooFilter::with_capacity(items, bits).unwrap();
+                    let mut i = 0u64;
+                    while filter.insert_hash(i ^ 0x5EED).is_ok() {
+                        i += 1;
+                    }
+                    let load = filter.len() as f64 / filter.slots() as f64;
+                    row += &format!(" {bits}:{load:.3}/{:.3}", i as f64 / items as f64);
+                }
+                println!("golden {golden} n {items}:{row}");
+            }
+        }
+        GOLDEN_FOR_MEASUREMENT.store(false, Ordering::Relaxed);
+    }
 }
