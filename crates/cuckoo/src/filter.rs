@@ -485,7 +485,6 @@ impl<S: KeyHasher> CuckooFilter<S> {
     pub fn hasher(&self) -> &S {
         &self.hasher
     }
-
 }
 
 /// The operations on mixed hashes that every public method comes down to.
@@ -519,7 +518,6 @@ impl<S> CuckooFilter<S> {
             hasher,
         })
     }
-
 
     /// The bucket and fingerprint of a mixed hash: the bucket from its high
     /// bits (multiply-shift), the fingerprint from its low 32 bits.
@@ -793,7 +791,7 @@ const MAX_TABLE_BITS_TEXT: &str = if (usize::MAX as u64) < sizing::MAX_BITS {
 };
 
 /// Buckets for `expected_items` at [`TARGET_LOAD`].
-fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Error> {
+pub(crate) fn buckets_for(expected_items: usize, fingerprint_bits: u32) -> Result<usize, Error> {
     sizing::check_items(expected_items)?;
     let n = expected_items as f64;
     let load = target_load(fingerprint_bits);

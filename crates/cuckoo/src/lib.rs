@@ -5,6 +5,7 @@
 mod batch;
 mod encoding;
 mod filter;
+mod scalable;
 mod search;
 #[cfg(feature = "serde")]
 mod serde_impls;
@@ -18,6 +19,7 @@ pub use filter_core::{
     BatchContains, BatchInsert, BatchRemove, Error, Filter, Insert, KeyHasher, PortableHasher,
     Remove,
 };
+pub use scalable::{GROWTH, MAX_STAGES, ScalableCuckooFilter};
 
 use std::hash::Hash;
 

@@ -1,8 +1,8 @@
 //! The standard traits a user expects beyond `Clone`: a `Debug` that shows
 //! the filter's shape instead of its table, and equality of whole state.
 
-use std::fmt;
 use filter_core::{HasherProbe, KeyHasher};
+use std::fmt;
 
 use crate::filter::CuckooFilter;
 
@@ -28,11 +28,18 @@ impl<S> fmt::Debug for CuckooFilter<S> {
 /// answer every query alike and stay equal under the same operations.
 impl<S: KeyHasher> PartialEq for CuckooFilter<S> {
     fn eq(&self, other: &Self) -> bool {
+        self.same_state(other) && HasherProbe::same(&self.hasher, &other.hasher)
+    }
+}
+
+impl<S> CuckooFilter<S> {
+    /// Whether the two hold the same table, item count, victim slot and
+    /// eviction state, whatever their hashers.
+    pub(crate) fn same_state<T>(&self, other: &CuckooFilter<T>) -> bool {
         self.len == other.len
             && self.victim == other.victim
             && self.rng.state() == other.rng.state()
             && self.table == other.table
-            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 

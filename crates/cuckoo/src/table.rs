@@ -139,6 +139,21 @@ fn offsets_pay(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> boo
         && u32::try_from(buckets).is_ok()
 }
 
+/// The bytes a table of `buckets` buckets of `fingerprint_bits`-bit
+/// fingerprints takes, its kept offsets included (its
+/// [`memory_bytes`](Table::memory_bytes)), or `None` on overflow.
+pub(crate) fn memory_bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
+    let bytes = bytes_for(buckets, fingerprint_bits)?;
+    let kept = offsets_pay(bytes, buckets, fingerprint_bits)
+        || fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(buckets).is_ok();
+    let offsets = if kept {
+        (1usize << fingerprint_bits) * size_of::<u32>()
+    } else {
+        0
+    };
+    bytes.checked_add(offsets)
+}
+
 /// The number of bytes that hold `buckets` buckets of `fingerprint_bits`
 /// slots, padding included, or `None` on overflow.
 pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {

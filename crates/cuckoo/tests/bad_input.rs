@@ -1,7 +1,7 @@
 //! Bad parameters and bad bytes are errors that name what was wrong, never
 //! panics, and never a filter that answers with false negatives.
 
-use cuckoo::{CuckooFilter, PortableHasher, Error};
+use cuckoo::{CuckooFilter, Error, PortableHasher};
 use filter_core::format::reseal;
 use filter_core::testing::{BAD_RATES, keys};
 
@@ -313,7 +313,10 @@ fn other_kinds_and_hashers_are_refused() {
     reseal(&mut scalable);
     assert!(matches!(
         CuckooFilter::from_bytes(&scalable),
-        Err(Error::WrongKind { found: "ScalableCuckooFilter", .. })
+        Err(Error::WrongKind {
+            found: "ScalableCuckooFilter",
+            ..
+        })
     ));
     let junk = [b'x'; 80];
     assert!(corrupt_reason(&junk).contains("magic"));

@@ -218,8 +218,8 @@ fn prehashed_variants_agree_with_keyed_ones() {
 #[test]
 fn contains_equals_contains_hash_of_hash_key() {
     use cuckoo::{KeyHasher, PortableHasher};
-    use std::hash::BuildHasherDefault;
     use std::collections::hash_map::DefaultHasher;
+    use std::hash::BuildHasherDefault;
     // The default hasher, a seeded one and a std BuildHasher: the key path
     // and the pre-hashed path meet at the same positions, for members and
     // non-members alike, and across both kinds of key.
@@ -230,9 +230,15 @@ fn contains_equals_contains_hash_of_hash_key() {
             filter.insert(&format!("key-{i}")).unwrap();
         }
         for i in 0..20_000u64 {
-            assert_eq!(filter.contains(&i), filter.contains_hash(hasher.hash_key(&i)));
+            assert_eq!(
+                filter.contains(&i),
+                filter.contains_hash(hasher.hash_key(&i))
+            );
             let s = format!("key-{i}");
-            assert_eq!(filter.contains(&s), filter.contains_hash(hasher.hash_key(&s)));
+            assert_eq!(
+                filter.contains(&s),
+                filter.contains_hash(hasher.hash_key(&s))
+            );
         }
     }
     check(PortableHasher::default());
