@@ -266,7 +266,7 @@ impl CuckooFilter {
 impl<S: KeyHasher> CuckooFilter<S> {
     /// [`with_fpr`](CuckooFilter::with_fpr) with a hasher of your choice:
     /// any [`std::hash::BuildHasher`], a seeded
-    /// [`PortableHasher`](filter_core::PortableHasher), or any other
+    /// [`PortableHasher`], or any other
     /// [`KeyHasher`].
     ///
     /// # Errors
@@ -731,9 +731,7 @@ pub(crate) fn fingerprint_bits_for(fpr: f64) -> Result<u32, Error> {
 /// With an even bucket count `m` there are `(2^f − 1) · m / 2` classes,
 /// equally likely, so a class has about Poisson(λ) members with
 /// `λ = n / ((2^f − 1) · m / 2) = 8 · load / (2^f − 1)`, and there are
-/// `n / λ` classes. At 4 bits (λ ≈ 0.43) that is about `2 · 10^-9 · n`:
-/// measured, `with_capacity(400_000_000, 4)` refused the 377,986,813th
-/// distinct item, its class already full of its fingerprint.
+/// `n / λ` classes. At 4 bits (λ ≈ 0.43) that is about `2 · 10^-9 · n`.
 fn overfull_classes(expected_items: usize, fingerprint_bits: u32) -> f64 {
     let lambda = 2.0 * SLOTS as f64 * target_load(fingerprint_bits)
         / ((1u64 << fingerprint_bits) - 1) as f64;

@@ -439,8 +439,8 @@ impl Table {
     /// On x86-64 both windows are loaded straight into one SSE2 register
     /// (part of the x86-64 baseline, no detection needed) and compared
     /// there: a lookup that waits on memory then holds fewer instructions
-    /// in the integer scheduler, and the core keeps more lookups in flight
-    /// (measured 5-10 % faster lookups at 1M and 10M keys). Each window is
+    /// in the integer scheduler, and the core keeps more lookups in flight.
+    /// Each window is
     /// shifted down to its bucket in its own register before the two are
     /// joined (`psrlq`, one count per register); shifting the three
     /// constants up instead took six shifts, three joins and, for the
@@ -738,14 +738,13 @@ impl Table {
         }
         // An empty slot goes to the emptier bucket (the first on a tie):
         // filling the two evenly leaves fewer items whose buckets are both
-        // full (31 % of the inserts from 85 to 90 % load instead of 38 %),
-        // and each of those costs a search for room. How full a bucket is
+        // full, and each of those costs a search for room. How full a bucket is
         // shows in its lowest empty slot, since inserts fill the lowest one
         // and moves keep slots in place: a bucket of k items holds them in
         // slots 0..k unless a remove left a hole (which only makes the
         // choice less even); `lowest_flag_order` ranks them by it. A
         // popcount instead is some thirty instructions without POPCNT (not
-        // in baseline x86-64) and made inserts at 1M keys 30 % slower.
+        // in baseline x86-64), which made inserts markedly slower.
         // (`EMPTIER` is a constant, so only one choice is compiled.)
         let in_first = if EMPTIER {
             u64::from(lowest_flag_order(flags1) <= lowest_flag_order(flags2)).wrapping_neg()

@@ -203,7 +203,7 @@ fn prehashed_variants_agree_with_keyed_ones() {
     use cuckoo::KeyHasher;
     let mut a = CuckooFilter::with_fpr(1000, 0.01).unwrap();
     let mut b = CuckooFilter::with_fpr(1000, 0.01).unwrap();
-    let hasher = a.hasher().clone();
+    let hasher = *a.hasher();
     for i in 0..900u64 {
         a.insert(&i).unwrap();
         b.insert_hash(hasher.hash_key(&i)).unwrap();
@@ -223,7 +223,7 @@ fn contains_equals_contains_hash_of_hash_key() {
     // The default hasher, a seeded one and a std BuildHasher: the key path
     // and the pre-hashed path meet at the same positions, for members and
     // non-members alike, and across both kinds of key.
-    fn check<S: KeyHasher + Clone>(hasher: S) {
+    fn check<S: KeyHasher + Clone>(hasher: &S) {
         let mut filter = CuckooFilter::with_fpr_and_hasher(4_000, 0.05, hasher.clone()).unwrap();
         for i in 0..2_000u64 {
             filter.insert(&i).unwrap();
@@ -241,9 +241,9 @@ fn contains_equals_contains_hash_of_hash_key() {
             );
         }
     }
-    check(PortableHasher::default());
-    check(PortableHasher::with_seed(99));
-    check(BuildHasherDefault::<DefaultHasher>::default());
+    check(&PortableHasher::default());
+    check(&PortableHasher::with_seed(99));
+    check(&BuildHasherDefault::<DefaultHasher>::default());
 }
 
 #[test]
