@@ -225,7 +225,9 @@ impl SparkBloomFilter {
             return Err(Error::invalid(
                 "expected_items",
                 expected_items,
-                format_args!("large enough that Spark's formula gives at least one bit at fpr {fpr}"),
+                format_args!(
+                    "large enough that Spark's formula gives at least one bit at fpr {fpr}"
+                ),
             ));
         }
         Self::with_bits(version, expected_items, bits)
@@ -255,7 +257,9 @@ impl SparkBloomFilter {
                 Error::invalid(
                     "bits",
                     bits,
-                    format_args!("at most 2^31 / ln 2 bits per expected item ({expected_items} items)"),
+                    format_args!(
+                        "at most 2^31 / ln 2 bits per expected item ({expected_items} items)"
+                    ),
                 )
             })?;
         Self::with_hashes(version, hashes, bits)
@@ -277,7 +281,11 @@ impl SparkBloomFilter {
             .ok()
             .filter(|&w| (1..=MAX_WORDS).contains(&w))
             .ok_or_else(|| {
-                Error::invalid("bits", bits, format_args!("in 1..={}", MAX_WORDS as u64 * 64))
+                Error::invalid(
+                    "bits",
+                    bits,
+                    format_args!("in 1..={}", MAX_WORDS as u64 * 64),
+                )
             })?;
         let bit_count = words as u64 * 64;
         if hashes == 0 || i32::try_from(hashes).is_err() || u64::from(hashes) > bit_count {
@@ -356,7 +364,10 @@ impl SparkBloomFilter {
     /// is then unchanged.
     pub fn union(&mut self, other: &Self) -> Result<(), Error> {
         self.check_compatible(other)?;
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a |= b);
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a |= b);
         Ok(())
     }
 
@@ -369,7 +380,10 @@ impl SparkBloomFilter {
     /// As [`union`](Self::union).
     pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
         self.check_compatible(other)?;
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a &= b);
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a &= b);
         Ok(())
     }
 

@@ -92,8 +92,17 @@ mod tests {
     #[test]
     fn a_long_hashes_as_its_eight_little_endian_bytes() {
         // Eight bytes are two whole blocks, so no tail rule applies.
-        for (value, seed) in [(0i64, 0i32), (42, 0), (-1, 7), (i64::MIN, -99), (1 << 40, 123)] {
-            assert_eq!(hash_long(value, seed), hash_bytes(&value.to_le_bytes(), seed));
+        for (value, seed) in [
+            (0i64, 0i32),
+            (42, 0),
+            (-1, 7),
+            (i64::MIN, -99),
+            (1 << 40, 123),
+        ] {
+            assert_eq!(
+                hash_long(value, seed),
+                hash_bytes(&value.to_le_bytes(), seed)
+            );
         }
     }
 
@@ -105,8 +114,14 @@ mod tests {
         assert_eq!(hash_bytes(b"", 1), signed(0x514e_28b7));
         assert_eq!(hash_bytes(b"", -1), signed(0x81f1_6f39));
         assert_eq!(hash_bytes(&[0, 0, 0, 0], 0), signed(0x2362_f9de));
-        assert_eq!(hash_bytes(&[0x21, 0x43, 0x65, 0x87], 0), signed(0xf55b_516b));
-        assert_eq!(hash_bytes(&[0x21, 0x43, 0x65, 0x87], 0x5082_edee), signed(0x2362_f9de));
+        assert_eq!(
+            hash_bytes(&[0x21, 0x43, 0x65, 0x87], 0),
+            signed(0xf55b_516b)
+        );
+        assert_eq!(
+            hash_bytes(&[0x21, 0x43, 0x65, 0x87], 0x5082_edee),
+            signed(0x2362_f9de)
+        );
     }
 
     #[test]
