@@ -126,7 +126,7 @@ impl ParquetBloomFilter {
         let bits = -8.0 * expected_items as f64 / (1.0 - fpr.powf(1.0 / 8.0)).ln();
         let bytes = (bits / 8.0).ceil();
         #[allow(clippy::cast_precision_loss)]
-        if !(bytes <= MAX_BYTES as f64) {
+        if bytes.is_nan() || bytes > MAX_BYTES as f64 {
             return Err(Error::invalid(
                 "expected_items",
                 expected_items,
@@ -327,7 +327,7 @@ impl ParquetBloomFilter {
         &self,
         values: impl IntoIterator<Item = &'v V>,
     ) -> Vec<bool> {
-        let hashes: Vec<u64> = values.into_iter().map(|v| v.parquet_hash()).collect();
+        let hashes: Vec<u64> = values.into_iter().map(ParquetValue::parquet_hash).collect();
         self.contains_hash_batch(&hashes)
     }
 
