@@ -14,9 +14,7 @@ use std::sync::Arc;
 
 use parquet::basic::Compression;
 use parquet::bloom_filter::Sbbf;
-use parquet::data_type::{
-    ByteArray, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type,
-};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type};
 use parquet::file::properties::{ReaderProperties, WriterProperties};
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
@@ -78,7 +76,9 @@ fn write(dir: &Path) -> Result<()> {
                     .enumerate()
                     .map(|(i, &v)| ByteArray::from(string(v, i).as_str()))
                     .collect();
-                column.typed::<ByteArrayType>().write_batch(&names, None, None)?
+                column
+                    .typed::<ByteArrayType>()
+                    .write_batch(&names, None, None)?
             }
             2 => {
                 let xs: Vec<i32> = vs.iter().map(|&v| int32(v)).collect();
@@ -94,7 +94,9 @@ fn write(dir: &Path) -> Result<()> {
             }
             _ => {
                 let xs: Vec<ByteArray> = vs.iter().map(|&v| ByteArray::from(binary(v))).collect();
-                column.typed::<ByteArrayType>().write_batch(&xs, None, None)?
+                column
+                    .typed::<ByteArrayType>()
+                    .write_batch(&xs, None, None)?
             }
         };
         column.close()?;
@@ -104,7 +106,11 @@ fn write(dir: &Path) -> Result<()> {
     writer.close()?;
 
     let options = ReadOptionsBuilder::new()
-        .with_reader_properties(ReaderProperties::builder().set_read_bloom_filter(true).build())
+        .with_reader_properties(
+            ReaderProperties::builder()
+                .set_read_bloom_filter(true)
+                .build(),
+        )
         .build();
     let reader = SerializedFileReader::new_with_options(File::open(&path)?, options)?;
     let group = reader.get_row_group(0)?;
@@ -131,8 +137,14 @@ fn write(dir: &Path) -> Result<()> {
 fn read(dir: &Path) -> Result<()> {
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let Some(stem) = name.strip_prefix("ours-") else { continue };
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let Some(stem) = name.strip_prefix("ours-") else {
+            continue;
+        };
         let kind = stem.split('-').next().unwrap_or_default();
         let f = if name.ends_with(".bitset") {
             Sbbf::new(&fs::read(&path)?)
@@ -141,7 +153,13 @@ fn read(dir: &Path) -> Result<()> {
         } else {
             continue;
         };
-        fs::write(path.with_extension(format!("{}.parquet-rs-answers", path.extension().unwrap().to_str().unwrap())), answers(&f, kind))?;
+        fs::write(
+            path.with_extension(format!(
+                "{}.parquet-rs-answers",
+                path.extension().unwrap().to_str().unwrap()
+            )),
+            answers(&f, kind),
+        )?;
         println!("{name}: answers recorded");
     }
     Ok(())
