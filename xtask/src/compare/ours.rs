@@ -21,6 +21,7 @@ pub(crate) fn entries() -> Vec<Entry> {
     vec![
         entry::<Grown<bloom::BloomFilter>, u64>(),
         entry::<Grown<bloom::BlockedBloomFilter>, u64>(),
+        entry::<ParquetSbbf, u64>(),
         entry::<Grown<bloom::ScalableBloomFilter>, u64>(),
         entry::<Emptied<counting_bloom::CountingBloomFilter>, u64>(),
         entry::<Emptied<counting_bloom::BlockedCountingBloomFilter>, u64>(),
@@ -234,5 +235,45 @@ impl Static for xor_filter::Ribbon {
     fn build<K: Key>(keys: &[K], target: Target) -> Result<Self> {
         xor_filter::Ribbon::from_keys_with_fpr(keys, target.rate()?)
             .map_err(|e| build_error("Ribbon", e))
+    }
+}
+
+/// `bloom::parquet::ParquetBloomFilter`, Parquet's split-block filter
+/// byte for byte: `with_fpr(n, p)` (a power of two bytes, as Parquet
+/// writers size it), then `insert_hash`/`contains_hash` of XXH3-64 of the
+/// key, as the sbbf-rs-safe row.
+pub(crate) struct ParquetSbbf(bloom::parquet::ParquetBloomFilter);
+
+fn xxh3<K: Key>(key: &K) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_u64().to_le_bytes())
+}
+
+impl<K: Key> Subject<K> for ParquetSbbf {
+    const INFO: Info = Info {
+        krate: "bloom (parquet)",
+        hasher: "XXH3-64",
+        ..Info::ours("ParquetBloomFilter", Family::BlockedBloom, true)
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = bloom::parquet::ParquetBloomFilter::with_fpr(keys.len() as u64, target.rate()?)
+            .map_err(|e| build_error("ParquetBloomFilter", e))?;
+        for k in keys {
+            f.insert_hash(xxh3(k));
+        }
+        Ok(ParquetSbbf(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn count_batch(&self, keys: &[K]) -> usize {
+        let hashes: Vec<u64> = keys.iter().map(xxh3).collect();
+        self.0.contains_hash_batch(&hashes).into_iter().filter(|&hit| hit).count()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
 }
