@@ -332,7 +332,12 @@ fn ratios(out: &mut String, rows: &[&Row]) {
 /// "Pick this": one line per need, each naming the best of our rows by a
 /// rule on the measured figures, with its limit.
 fn advice(rows: &[&Row]) -> Vec<String> {
-    let ours: Vec<&Row> = rows.iter().copied().filter(|r| r.ours()).collect();
+    // The default types with the default hasher: what a user gets.
+    let ours: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.ours() && r.entry.info.hasher == "default")
+        .collect();
     let best = |keep: &dyn Fn(&Row) -> bool, key: &dyn Fn(&Row) -> f64| -> Option<&Row> {
         ours.iter()
             .copied()
