@@ -35,7 +35,10 @@ fn with_fpr_rejects_bad_parameters() {
         "expected_items must be at least 1, got 0"
     );
     // More buckets than the limit: the item count's fault at a fine rate...
-    assert_eq!(invalid_name(Filter::with_fpr(usize::MAX, 0.01)), "expected_items");
+    assert_eq!(
+        invalid_name(Filter::with_fpr(usize::MAX, 0.01)),
+        "expected_items"
+    );
     // ... the rate's fault where one key would not fit.
     for fpr in [1e-300, f64::MIN_POSITIVE, 5e-324] {
         for n in [1, 1_000, usize::MAX] {
@@ -65,7 +68,13 @@ fn unallocatable_sizes_name_expected_items() {
     // 2^50 keys at 1 %: within the bucket limit, far beyond memory.
     let err = Filter::with_fpr(1 << 50, 0.01).unwrap_err();
     assert!(
-        matches!(err, Error::InvalidParameter { name: "expected_items", .. }),
+        matches!(
+            err,
+            Error::InvalidParameter {
+                name: "expected_items",
+                ..
+            }
+        ),
         "{err}"
     );
 }
@@ -113,7 +122,10 @@ fn round_trip_preserves_everything() {
     assert_eq!(loaded.len(), 20);
     assert!((0..5u64).all(|i| loaded.contains(&i)));
     let words = get_u64(&bytes, TABLE_LEN_AT) as usize;
-    assert_eq!(words, 4 * filter.buckets() * (filter.bucket_cells() as usize / 4));
+    assert_eq!(
+        words,
+        4 * filter.buckets() * (filter.bucket_cells() as usize / 4)
+    );
     assert_eq!(bytes.len(), WORDS_AT + words * 8 + 8);
     // An empty filter too.
     let empty = Filter::with_fpr(1_000, 0.001).unwrap();
@@ -156,7 +168,10 @@ fn resealed_lies_are_rejected_by_field() {
     let reason = lie(&|b| b[COUNTER_BITS_AT] = 8);
     assert!(reason.contains("counter_bits must be 4, got 8"), "{reason}");
     let reason = lie(&|b| b[BUCKET_WORDS_AT] = 4);
-    assert!(reason.contains("bucket_words must be one of [1, 2], got 4"), "{reason}");
+    assert!(
+        reason.contains("bucket_words must be one of [1, 2], got 4"),
+        "{reason}"
+    );
     let reason = lie(&|b| put_u64(b, BUCKETS_AT, 0));
     assert!(reason.contains("buckets must be in 1..="), "{reason}");
     let reason = lie(&|b| put_u64(b, BUCKETS_AT, 1 << 60));
@@ -170,7 +185,10 @@ fn resealed_lies_are_rejected_by_field() {
     let reason = lie(&|b| put_u64(b, TABLE_LEN_AT, 1 << 60));
     assert!(reason.contains("table claims"), "{reason}");
     let reason = lie(&|b| put_u64(b, TABLE_LEN_AT, 2));
-    assert!(reason.contains("trailing") || reason.contains("table has 2 words"), "{reason}");
+    assert!(
+        reason.contains("trailing") || reason.contains("table has 2 words"),
+        "{reason}"
+    );
     // A cell with a remainder and no counter, and one with a counter and
     // no remainder.
     let first_cell = (0..get_u64(&bytes, TABLE_LEN_AT) as usize)
@@ -208,7 +226,10 @@ fn resealed_lies_are_rejected_by_field() {
     assert!(reason.contains("trailing"), "{reason}");
     // Another filter kind.
     let reason = lie(&|b| b[8..10].copy_from_slice(&3u16.to_le_bytes()));
-    assert!(reason.contains("expected a DLeftCountingBloom filter"), "{reason}");
+    assert!(
+        reason.contains("expected a DLeftCountingBloom filter"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -233,7 +254,10 @@ fn other_hasher_is_refused() {
     let seeded =
         DLeftCountingBloomFilter::with_fpr_and_hasher(10, 0.01, DefaultHashBuilder::with_seed(9))
             .unwrap();
-    assert_eq!(Filter::from_bytes(&seeded.to_bytes()).unwrap_err(), Error::HasherMismatch);
+    assert_eq!(
+        Filter::from_bytes(&seeded.to_bytes()).unwrap_err(),
+        Error::HasherMismatch
+    );
     assert!(
         DLeftCountingBloomFilter::from_bytes_with_hasher(
             &seeded.to_bytes(),

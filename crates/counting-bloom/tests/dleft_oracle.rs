@@ -71,9 +71,15 @@ impl Oracle {
             }
         }
         for &key in self.keys.keys() {
-            let expected = self.cells.get(&fingerprint(filter, key)).copied().unwrap_or(0);
+            let expected = self
+                .cells
+                .get(&fingerprint(filter, key))
+                .copied()
+                .unwrap_or(0);
             if u64::from(filter.count(&key)) != expected {
-                return Err(format!("step {step}: key {key}: counter {expected} expected"));
+                return Err(format!(
+                    "step {step}: key {key}: counter {expected} expected"
+                ));
             }
         }
         let sum: u64 = self.cells.values().sum();
@@ -108,7 +114,9 @@ fn drive(mut filter: DLeftCountingBloomFilter, ops: &[Op]) -> Result<Oracle, Str
                             return Err(format!("step {step}: Full for a stored fingerprint"));
                         }
                         if filter.to_bytes() != before {
-                            return Err(format!("step {step}: a refused insert changed the filter"));
+                            return Err(format!(
+                                "step {step}: a refused insert changed the filter"
+                            ));
                         }
                     }
                     Err(e) => return Err(format!("step {step}: {e}")),
@@ -120,7 +128,9 @@ fn drive(mut filter: DLeftCountingBloomFilter, ops: &[Op]) -> Result<Oracle, Str
                 }
                 let key = order[usize::from(n) % order.len()];
                 if !filter.remove(&key) {
-                    return Err(format!("step {step}: remove of present {key} returned false"));
+                    return Err(format!(
+                        "step {step}: remove of present {key} returned false"
+                    ));
                 }
                 let copies = oracle.keys.get_mut(&key).ok_or("oracle lost a key")?;
                 *copies -= 1;
@@ -144,7 +154,9 @@ fn drive(mut filter: DLeftCountingBloomFilter, ops: &[Op]) -> Result<Oracle, Str
                 }
                 let before = filter.to_bytes();
                 if filter.remove(&key) || filter.to_bytes() != before {
-                    return Err(format!("step {step}: remove of absent {key} changed something"));
+                    return Err(format!(
+                        "step {step}: remove of absent {key} changed something"
+                    ));
                 }
             }
             Op::Reload => {
@@ -252,7 +264,13 @@ fn crowded_sequences_do_meet_full() {
 fn merge_refuses_other_shapes_and_hashers() {
     let mut a = DLeftCountingBloomFilter::with_fpr(1000, 0.01).unwrap();
     let b = DLeftCountingBloomFilter::with_fpr(2000, 0.01).unwrap();
-    assert!(matches!(a.merge(&b), Err(Error::Incompatible { parameter: "buckets", .. })));
+    assert!(matches!(
+        a.merge(&b),
+        Err(Error::Incompatible {
+            parameter: "buckets",
+            ..
+        })
+    ));
     let c = DLeftCountingBloomFilter::with_fpr(1000, 0.001).unwrap();
     assert!(matches!(a.merge(&c), Err(Error::Incompatible { .. })));
     let seeded = DLeftCountingBloomFilter::with_fpr_and_hasher(

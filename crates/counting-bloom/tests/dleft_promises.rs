@@ -79,7 +79,9 @@ fn structured_hashes_meet_the_rate() {
             filter.insert_hash(id(i)).unwrap();
         }
         assert!((0..n).all(|i| filter.contains_hash(id(i))), "{name}");
-        let hits = (n..n + queries).filter(|&i| filter.contains_hash(id(i))).count();
+        let hits = (n..n + queries)
+            .filter(|&i| filter.contains_hash(id(i)))
+            .count();
         let rate = hits as f64 / queries as f64;
         assert!(rate <= bound(fpr, queries as usize), "{name}: {rate}");
     }
@@ -103,8 +105,12 @@ fn full_never_comes_before_n() {
 fn memory_is_at_most_half_a_counting_bloom_filters() {
     for fpr in [0.01, 0.001] {
         for n in [1_000, 10_000, 100_000, 1_000_000, 10_000_000] {
-            let dleft = DLeftCountingBloomFilter::with_fpr(n, fpr).unwrap().memory_bytes();
-            let counting = CountingBloomFilter::with_fpr(n, fpr).unwrap().memory_bytes();
+            let dleft = DLeftCountingBloomFilter::with_fpr(n, fpr)
+                .unwrap()
+                .memory_bytes();
+            let counting = CountingBloomFilter::with_fpr(n, fpr)
+                .unwrap()
+                .memory_bytes();
             let ratio = dleft as f64 / counting as f64;
             assert!(ratio <= 0.5, "n {n}, p {fpr}: {ratio}");
         }

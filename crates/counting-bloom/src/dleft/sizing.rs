@@ -82,20 +82,14 @@ pub(crate) fn shape_for(expected_items: usize, fpr: f64) -> Result<Shape, Error>
         return Err(Error::invalid("expected_items", 0, "at least 1"));
     }
     if !(fpr > 0.0 && fpr < 1.0) {
-        return Err(Error::invalid(
-            "fpr",
-            fpr,
-            "in the open interval (0, 1)",
-        ));
+        return Err(Error::invalid("fpr", fpr, "in the open interval (0, 1)"));
     }
     match best(expected_items as f64, fpr) {
         Some((buckets, words, bits)) => Shape::new(buckets, words, bits),
         None if best(1.0, fpr).is_none() => Err(Error::invalid(
             "fpr",
             fpr,
-            format_args!(
-                "large enough that one key fits in {MAX_BUCKETS} buckets per subtable"
-            ),
+            format_args!("large enough that one key fits in {MAX_BUCKETS} buckets per subtable"),
         )),
         None => Err(Error::invalid(
             "expected_items",

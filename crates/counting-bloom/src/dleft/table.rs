@@ -19,7 +19,7 @@
 //! (q, s): q = `reduce(m, buckets)` from the high bits of m, and s the low
 //! `remainder_bits` bits of m (0 read as 1). In subtable 0 the key's bucket
 //! is q; in subtable i it is `q + o_i(s) mod buckets`, with o_i a fixed
-//! pseudo-random function of s alone. For each i the map
+//! pseudo-random function of s alone (see `Shape::offsets`). For each i the map
 //! (q, s) ↦ (bucket, s) is a bijection (given s, q is the bucket minus
 //! o_i(s)): the permutation of Bonomi, Mitzenmacher, Panigrahy, Singh and
 //! Varghese ("An Improved Construction for Counting Bloom Filters",
@@ -43,7 +43,7 @@
 //! n / (buckets · (2^remainder_bits − 2)) for n distinct stored keys (the
 //! 2 allows for s = 0 read as 1), whatever the cells per bucket.
 
-use filter_core::{Error, mix64, reduce};
+use filter_core::{Error, reduce};
 
 /// Subtables: the paper's d = 4.
 pub(crate) const SUBTABLES: usize = 4;
@@ -95,8 +95,9 @@ pub(crate) const BUCKET_WORDS: [usize; 2] = [1, 2];
 /// fits in 43 + 3 bits and a table stays far below what `usize` addresses.
 pub(crate) const MAX_BUCKETS: u64 = 1 << 40;
 
-/// Multipliers that derive o_2 and o_3 from o_1's mixed remainder (odd,
-/// from the fractional parts of √2 and √3).
+/// The multipliers of the offsets o_1, o_2, o_3 (odd: the golden ratio's
+/// and the fractional parts of √2 and √3, as 64-bit fractions).
+const FIRST_OFFSET: u64 = 0x9E37_79B9_7F4A_7C15;
 const SECOND_OFFSET: u64 = 0x6A09_E667_F3BC_C909;
 const THIRD_OFFSET: u64 = 0xBB67_AE85_84CA_A73B;
 
@@ -146,9 +147,8 @@ impl Shape {
         Ok(Shape {
             // Below 2^40, so it fits a 64-bit usize; 32-bit targets refuse
             // the allocation later, naming the caller's parameter.
-            buckets: usize::try_from(buckets).map_err(|_| {
-                Error::invalid("buckets", buckets, "addressable on this target")
-            })?,
+            buckets: usize::try_from(buckets)
+                .map_err(|_| Error::invalid("buckets", buckets, "addressable on this target"))?,
             bucket_words,
             cell_bits,
             lanes,
@@ -190,16 +190,19 @@ impl Shape {
         !(((y & self.below_tops) + self.below_tops) | y) & self.tops
     }
 
-    /// The offset o_i(s) of subtable `i` (1 to 3) for remainder `s`, below
-    /// `buckets`.
+    /// The offsets o_i(s) of subtables 0 to 3 for remainder `s`, below
+    /// `buckets`: 0 for subtable 0, then `reduce(s · K_i, buckets)` for three
+    /// odd constants K_i. The three products are independent of each other,
+    /// so they cost one multiply's latency before the loads; a product
+    /// with an odd constant takes distinct remainders to distinct words
+    /// whose high bits spread over the buckets.
     #[inline(always)]
     fn offsets(&self, remainder: u64) -> [usize; SUBTABLES] {
-        let x = mix64(remainder);
         [
             0,
-            reduce(x, self.buckets),
-            reduce(x.wrapping_mul(SECOND_OFFSET), self.buckets),
-            reduce(x.wrapping_mul(THIRD_OFFSET), self.buckets),
+            reduce(remainder.wrapping_mul(FIRST_OFFSET), self.buckets),
+            reduce(remainder.wrapping_mul(SECOND_OFFSET), self.buckets),
+            reduce(remainder.wrapping_mul(THIRD_OFFSET), self.buckets),
         ]
     }
 
@@ -272,15 +275,38 @@ pub(crate) struct Cell {
 }
 
 impl Shape {
+    /// The `W` words of the bucket whose first word is `first`. A bucket
+    /// of one or two words lies inside one line (`first` is a multiple of
+    /// `W`, which divides 8), so one bounds check covers it.
+    #[inline(always)]
+    fn bucket<const W: usize>(table: &Table, first: usize) -> [u64; W] {
+        let line = &table.lines[first / LINE_WORDS].0;
+        let at = first % LINE_WORDS;
+        std::array::from_fn(|j| line[(at + j) % LINE_WORDS])
+    }
+
     /// The cell of `place`'s remainder, if stored (at most one is).
     #[inline(always)]
     pub(crate) fn find(&self, table: &Table, place: &Place) -> Option<Cell> {
+        if self.bucket_words == 1 {
+            self.find_in::<1>(table, place)
+        } else {
+            self.find_in::<2>(table, place)
+        }
+    }
+
+    #[inline(always)]
+    fn find_in<const W: usize>(&self, table: &Table, place: &Place) -> Option<Cell> {
         for &first in &place.words {
-            for word in first..first + self.bucket_words {
-                let hits = self.matches(table.word(word), place.pattern);
+            let words = Self::bucket::<W>(table, first);
+            for (j, &word) in words.iter().enumerate() {
+                let hits = self.matches(word, place.pattern);
                 if hits != 0 {
                     let shift = hits.trailing_zeros() + 1 - self.cell_bits;
-                    return Some(Cell { word, shift });
+                    return Some(Cell {
+                        word: first + j,
+                        shift,
+                    });
                 }
             }
         }
@@ -291,22 +317,35 @@ impl Shape {
     /// buckets is tested, with no branch on the cells.
     #[inline(always)]
     pub(crate) fn contains(&self, table: &Table, place: &Place) -> bool {
+        if self.bucket_words == 1 {
+            self.contains_in::<1>(table, place)
+        } else {
+            self.contains_in::<2>(table, place)
+        }
+    }
+
+    /// Tests with [`any_match`](Self::any_match), exact for "some lane
+    /// matches" and two operations cheaper than [`matches`](Self::matches).
+    #[inline(always)]
+    fn contains_in<const W: usize>(&self, table: &Table, place: &Place) -> bool {
         let mut hits = 0;
         for &first in &place.words {
-            for word in first..first + self.bucket_words {
-                hits |= self.matches(table.word(word), place.pattern);
+            for word in Self::bucket::<W>(table, first) {
+                hits |= self.any_match(word, place.pattern);
             }
         }
         hits != 0
     }
 
-    /// Occupied cells of the bucket whose first word is `first`.
+    /// Non-zero exactly when some lane of `word` holds `pattern`'s
+    /// remainder. The classic zero-lane test: subtracting 1 at each lane's
+    /// lowest remainder bit borrows through a lane only if it is zero, and
+    /// a lane above a zero one may then be flagged too, so which lanes are
+    /// flagged is not exact, but whether any is.
     #[inline(always)]
-    pub(crate) fn load(&self, table: &Table, first: usize) -> u32 {
-        let empty: u32 = (first..first + self.bucket_words)
-            .map(|word| self.matches(table.word(word), 0).count_ones())
-            .sum();
-        self.bucket_cells() - empty
+    pub(crate) fn any_match(&self, word: u64, pattern: u64) -> u64 {
+        let y = (word ^ pattern) & self.remainders;
+        y.wrapping_sub(self.lane_ones << COUNTER_BITS) & !y & self.tops
     }
 
     /// Adds `copies` copies of `place`'s fingerprint: to its cell if stored
@@ -319,25 +358,48 @@ impl Shape {
     /// [`Error::Full`] when the fingerprint is not stored and all four
     /// buckets are full; nothing changed then.
     pub(crate) fn add(&self, table: &mut Table, place: &Place, copies: u64) -> Result<u64, Error> {
-        if let Some(cell) = self.find(table, place) {
-            let word = table.word_mut(cell.word);
-            let count = (*word >> cell.shift) & SATURATED;
-            let new = (count + copies).min(SATURATED);
-            *word += (new - count) << cell.shift;
-            return Ok(new - count);
+        if self.bucket_words == 1 {
+            self.add_in::<1>(table, place, copies)
+        } else {
+            self.add_in::<2>(table, place, copies)
         }
+    }
+
+    /// [`add`](Self::add) for buckets of `W` words: one pass over the four
+    /// buckets finds the stored cell, if any, and each bucket's free cells.
+    #[inline(always)]
+    fn add_in<const W: usize>(
+        &self,
+        table: &mut Table,
+        place: &Place,
+        copies: u64,
+    ) -> Result<u64, Error> {
         let mut best = None;
-        let mut best_load = self.bucket_cells();
+        let mut most_free = 0;
         for &first in &place.words {
-            let load = self.load(table, first);
-            if load < best_load {
-                best_load = load;
+            let words = Self::bucket::<W>(table, first);
+            let mut free = 0;
+            for (j, &word) in words.iter().enumerate() {
+                let hits = self.matches(word, place.pattern);
+                if hits != 0 {
+                    let shift = hits.trailing_zeros() + 1 - self.cell_bits;
+                    let word = table.word_mut(first + j);
+                    let count = (*word >> shift) & SATURATED;
+                    let new = (count + copies).min(SATURATED);
+                    *word += (new - count) << shift;
+                    return Ok(new - count);
+                }
+                free += self.matches(word, 0).count_ones();
+            }
+            // Strictly more free cells: the leftmost wins a tie.
+            if free > most_free {
+                most_free = free;
                 best = Some(first);
             }
         }
         let first = best.ok_or(Error::Full)?;
         let copies = copies.min(SATURATED);
-        for index in first..first + self.bucket_words {
+        for index in first..first + W {
             let empty = self.matches(table.word(index), 0);
             if empty != 0 {
                 let shift = empty.trailing_zeros() + 1 - self.cell_bits;
@@ -345,8 +407,8 @@ impl Shape {
                 return Ok(copies);
             }
         }
-        // The bucket's load was below its cell count, so a word had an
-        // empty cell: never reached.
+        // The bucket had a free cell, so a word had an empty lane: never
+        // reached.
         Err(Error::Full)
     }
 
@@ -389,12 +451,7 @@ impl Shape {
             let (subtable, bucket) = (bucket_index / self.buckets, bucket_index % self.buckets);
             (0..self.lanes).filter_map(move |j| {
                 let cell = (word >> (j * self.cell_bits)) & lane;
-                (cell != 0).then_some((
-                    subtable,
-                    bucket,
-                    cell >> COUNTER_BITS,
-                    cell & SATURATED,
-                ))
+                (cell != 0).then_some((subtable, bucket, cell >> COUNTER_BITS, cell & SATURATED))
             })
         })
     }
@@ -434,9 +491,39 @@ mod tests {
                 let hits = shape.matches(w, pattern);
                 for (j, &cell) in cells.iter().enumerate() {
                     let bit = (hits >> (j as u32 * shape.cell_bits + shape.cell_bits - 1)) & 1;
-                    assert_eq!(bit == 1, cell == probe, "{shape:?} lane {j} {cell} vs {probe}");
+                    assert_eq!(
+                        bit == 1,
+                        cell == probe,
+                        "{shape:?} lane {j} {cell} vs {probe}"
+                    );
                 }
-                assert_eq!(hits.count_ones() as usize, cells.iter().filter(|&&c| c == probe).count());
+                assert_eq!(
+                    hits.count_ones() as usize,
+                    cells.iter().filter(|&&c| c == probe).count()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn any_match_agrees_with_matches() {
+        for shape in shapes() {
+            for i in 0..5_000u64 {
+                let word = filter_core::mix64(i) & (shape.remainders | shape.lane_ones * SATURATED);
+                let probe = (filter_core::mix64(!i) & shape.remainder_mask).max(1);
+                // Plant the probe in lane 0 of every third word.
+                let lane = u64::MAX >> (64 - shape.cell_bits);
+                let word = if i % 3 == 0 {
+                    (word & !lane) | (probe << COUNTER_BITS | 1)
+                } else {
+                    word
+                };
+                let pattern = shape.lane_ones.wrapping_mul(probe << COUNTER_BITS);
+                assert_eq!(
+                    shape.any_match(word, pattern) != 0,
+                    shape.matches(word, pattern) != 0,
+                    "{shape:?} {word:#x} {probe}"
+                );
             }
         }
     }
@@ -445,7 +532,7 @@ mod tests {
     fn a_place_inverts_to_its_home() {
         for shape in shapes() {
             for i in 0..2_000u64 {
-                let mixed = mix64(i);
+                let mixed = filter_core::mix64(i);
                 let place = shape.place(mixed);
                 let home = reduce(mixed, shape.buckets);
                 for (subtable, &first) in place.words.iter().enumerate() {
@@ -465,14 +552,14 @@ mod tests {
         let mut table = Table {
             lines: vec![Line::default(); shape.lines()],
         };
-        let a = shape.place(mix64(1));
+        let a = shape.place(filter_core::mix64(1));
         assert_eq!(shape.add(&mut table, &a, 1), Ok(1));
         assert_eq!(shape.add(&mut table, &a, 20), Ok(14));
         assert_eq!(shape.count(&table, &a), SATURATED);
         assert_eq!(shape.take(&mut table, &a), Some(false));
         assert_eq!(shape.count(&table, &a), SATURATED);
         assert_eq!(shape.cells(&table).count(), 1);
-        let b = shape.place(mix64(2));
+        let b = shape.place(filter_core::mix64(2));
         assert_eq!(shape.take(&mut table, &b), None);
         assert_eq!(shape.add(&mut table, &b, 2), Ok(2));
         assert_eq!(shape.take(&mut table, &b), Some(true));
@@ -491,7 +578,7 @@ mod tests {
         let mut stored = 0;
         let mut i = 0;
         while stored < 16 {
-            let place = shape.place(mix64(i));
+            let place = shape.place(filter_core::mix64(i));
             if shape.count(&table, &place) == 0 {
                 assert_eq!(shape.add(&mut table, &place, 1), Ok(1));
                 stored += 1;
@@ -499,7 +586,10 @@ mod tests {
             i += 1;
         }
         let before = table.clone();
-        let fresh = (i..).map(|i| shape.place(mix64(i))).find(|p| shape.count(&table, p) == 0).unwrap();
+        let fresh = (i..)
+            .map(|i| shape.place(filter_core::mix64(i)))
+            .find(|p| shape.count(&table, p) == 0)
+            .unwrap();
         assert_eq!(shape.add(&mut table, &fresh, 1), Err(Error::Full));
         assert!(table == before);
     }
