@@ -10,12 +10,10 @@
 //!   counter, `len` their sum, and an insert is refused only for a
 //!   fingerprint not yet stored, leaving the bytes as they were.
 
-use std::collections::HashMap;
-use std::hash::BuildHasher;
-
 use counting_bloom::{DLeftCountingBloomFilter, Error};
-use filter_core::{mix64, reduce};
+use filter_core::{KeyHasher, reduce};
 use quickcheck::{Arbitrary, Gen};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -43,7 +41,7 @@ const ABSENT: u64 = 1 << 40;
 /// A key's true fingerprint: its subtable-0 bucket and remainder, as the
 /// table docs define them.
 fn fingerprint(filter: &DLeftCountingBloomFilter, key: u64) -> (usize, u64) {
-    let mixed = mix64(filter.hasher().hash_one(key));
+    let mixed = filter.hasher().mixed_hash(&key);
     let mask = u64::MAX >> (64 - filter.remainder_bits());
     (reduce(mixed, filter.buckets()), (mixed & mask).max(1))
 }
@@ -276,13 +274,13 @@ fn merge_refuses_other_shapes_and_hashers() {
     let seeded = DLeftCountingBloomFilter::with_fpr_and_hasher(
         1000,
         0.01,
-        counting_bloom::DefaultHashBuilder::with_seed(3),
+        filter_core::PortableHasher::with_seed(3),
     )
     .unwrap();
     let mut d = DLeftCountingBloomFilter::with_fpr_and_hasher(
         1000,
         0.01,
-        counting_bloom::DefaultHashBuilder::with_seed(4),
+        filter_core::PortableHasher::with_seed(4),
     )
     .unwrap();
     assert_eq!(d.merge(&seeded), Err(Error::HasherMismatch));

@@ -69,6 +69,20 @@ fn rate_is_at_most_p_at_ten_million_keys() {
 }
 
 #[test]
+fn keys_and_their_hashes_agree() {
+    use filter_core::KeyHasher;
+    let mut filter = DLeftCountingBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    for i in 0..5_000u64 {
+        filter.insert(&i).unwrap();
+    }
+    for i in 0..20_000u64 {
+        let hash = filter.hasher().hash_key(&i);
+        assert_eq!(filter.contains(&i), filter.contains_hash(hash), "{i}");
+        assert_eq!(filter.count(&i), filter.count_hash(hash), "{i}");
+    }
+}
+
+#[test]
 fn structured_hashes_meet_the_rate() {
     // Pre-hashed ids with structure are mixed before use, so they meet p
     // like random hashes.

@@ -1,16 +1,29 @@
-//! Batched lookups (see [`filter_core::batch`]): the four buckets of the
-//! key 32 ahead are requested while one is tested.
+//! Batched lookups, inserts and removals through filter-core's
+//! [`BatchContains`], [`BatchInsert`] and [`BatchRemove`]: the four buckets
+//! of the key 32 ahead are requested while one is handled, in tables of
+//! 8 MiB and more.
+//!
+//! ```
+//! use counting_bloom::{BatchContains, BatchInsert, BatchRemove, DLeftCountingBloomFilter};
+//!
+//! let mut open = DLeftCountingBloomFilter::with_fpr(1_000, 0.01)?;
+//! open.insert_batch(["10.0.0.1:443", "10.0.0.2:80"])?;
+//! let answers: Vec<bool> = open.contains_batch(["10.0.0.1:443", "10.0.0.3:22"]).collect();
+//! assert!(answers[0]);
+//! assert_eq!(open.remove_batch(["10.0.0.2:80"]), 1);
+//! # Ok::<(), counting_bloom::Error>(())
+//! ```
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
-use filter_core::mix64;
+use filter_core::batch::{BatchContains, BatchInsert, BatchRemove, Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::prefetch::prefetch;
+use filter_core::{Error, KeyHasher, mix64};
 
 use super::DLeftCountingBloomFilter;
 use super::table::LINE_WORDS;
 
-impl<S: BuildHasher> Lookahead for DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> Lookahead for DLeftCountingBloomFilter<S> {
     /// `mixed` is the key's mixed hash.
     #[inline(always)]
     fn prefetch_hash(&self, mixed: u64) {
@@ -30,34 +43,26 @@ impl<S: BuildHasher> Lookahead for DLeftCountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
-    /// Whether each item of `items` may be present, in order: the answers
-    /// of [`contains`](Self::contains), item by item, with the buckets of
-    /// the item 32 ahead already requested from memory (tables of 8 MiB and
-    /// more; see [`filter_core::batch`]).
-    ///
-    /// ```
-    /// use counting_bloom::DLeftCountingBloomFilter;
-    ///
-    /// let mut open = DLeftCountingBloomFilter::with_fpr(1_000, 0.01)?;
-    /// open.insert("10.0.0.1:443")?;
-    /// let answers: Vec<bool> = open.contains_batch(["10.0.0.1:443", "10.0.0.2:80"]).collect();
-    /// assert!(answers[0]);
-    /// # Ok::<(), counting_bloom::Error>(())
-    /// ```
-    pub fn contains_batch<'a>(
-        &'a self,
-        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
-    ) -> impl Iterator<Item = bool> + 'a {
-        Batch::new(self, items.into_iter().map(|item| self.mixed(&item)))
+impl<S: KeyHasher> BatchContains for DLeftCountingBloomFilter<S> {
+    #[inline(always)]
+    fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        self.mixed(item)
     }
 
-    /// As [`contains_batch`](Self::contains_batch), for 64-bit hashes of
-    /// the keys.
-    pub fn contains_hash_batch<'a>(
-        &'a self,
-        hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
-    ) -> impl Iterator<Item = bool> + 'a {
-        Batch::new(self, hashes.into_iter().map(mix64))
+    #[inline(always)]
+    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
+        mix64(hash)
+    }
+}
+
+impl<S: KeyHasher> BatchInsert for DLeftCountingBloomFilter<S> {
+    fn batch_insert(&mut self, mixed: u64) -> Result<(), Error> {
+        self.insert_mixed(mixed)
+    }
+}
+
+impl<S: KeyHasher> BatchRemove for DLeftCountingBloomFilter<S> {
+    fn batch_remove(&mut self, mixed: u64) -> bool {
+        self.remove_mixed(mixed)
     }
 }

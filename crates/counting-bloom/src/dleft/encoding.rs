@@ -17,15 +17,13 @@
 //! fingerprint has two cells, so that loaded bytes keep every invariant an
 //! insert keeps.
 
-use std::hash::BuildHasher;
-
 use filter_core::format::{ByteReader, ByteWriter, FilterKind};
-use filter_core::{Error, HasherProbe};
+use filter_core::{Error, HasherProbe, KeyHasher};
 
 use super::DLeftCountingBloomFilter;
 use super::table::{COUNTER_BITS, LINE_WORDS, Line, SATURATED, SUBTABLES, Shape, Table};
 
-impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
     /// The filter as bytes, for [`from_bytes`](DLeftCountingBloomFilter::from_bytes).
     pub fn to_bytes(&self) -> Vec<u8> {
         let shape = &self.shape;

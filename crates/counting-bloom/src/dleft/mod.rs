@@ -63,13 +63,15 @@
 
 mod batch;
 mod encoding;
+#[cfg(feature = "serde")]
+mod serde;
 mod sizing;
 mod table;
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, Insert, Remove, mix64};
+use filter_core::{Error, Filter, HasherProbe, Insert, KeyHasher, PortableHasher, Remove, mix64};
 
 use table::{Line, SATURATED, SUBTABLES, Shape, Table};
 
@@ -114,7 +116,7 @@ use table::{Line, SATURATED, SUBTABLES, Shape, Table};
 /// shares, which can then go missing (one key at most, or the few that
 /// share that fingerprint).
 #[derive(Clone)]
-pub struct DLeftCountingBloomFilter<S = DefaultHashBuilder> {
+pub struct DLeftCountingBloomFilter<S: KeyHasher = PortableHasher> {
     shape: Shape,
     table: Table,
     /// The sum of the counters, kept to answer `len` in O(1).
@@ -122,7 +124,7 @@ pub struct DLeftCountingBloomFilter<S = DefaultHashBuilder> {
     hasher: S,
 }
 
-impl DLeftCountingBloomFilter<DefaultHashBuilder> {
+impl DLeftCountingBloomFilter<PortableHasher> {
     /// A filter for `expected_items` keys at false-positive rate `fpr`, with
     /// the default hasher: the rate is at most `fpr` after
     /// `expected_items` distinct inserts, and those inserts never meet
@@ -136,7 +138,7 @@ impl DLeftCountingBloomFilter<DefaultHashBuilder> {
     /// 2^40 buckets per subtable serves one key, or a table too large to
     /// allocate.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+        Self::with_fpr_and_hasher(expected_items, fpr, PortableHasher::default())
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
@@ -148,11 +150,11 @@ impl DLeftCountingBloomFilter<DefaultHashBuilder> {
     /// [`Error::HasherMismatch`] when they were written under a hasher that
     /// hashes differently.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
     /// As [`with_fpr`](DLeftCountingBloomFilter::with_fpr), hashing keys
     /// with `hasher`.
     ///
@@ -187,7 +189,7 @@ impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
 
     #[inline]
     fn mixed<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-        mix64(self.hasher.hash_one(item))
+        self.hasher.mixed_hash(item)
     }
 
     /// Adds one copy of `item`.
@@ -202,8 +204,9 @@ impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
     }
 
     /// As [`insert`](Self::insert), for a 64-bit hash of the key (what
-    /// [`BuildHasher::hash_one`] gives); the filter mixes it first, so any
-    /// hash serves, sequential ids included.
+    /// [`KeyHasher::hash_key`] gives, so that `insert(k)` and
+    /// `insert_hash(hasher.hash_key(k))` agree); the filter mixes it with
+    /// [`mix64`] first, so any hash serves, sequential ids included.
     ///
     /// # Errors
     ///
@@ -325,7 +328,7 @@ impl<S: BuildHasher> DLeftCountingBloomFilter<S> {
     }
 }
 
-impl<S> DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
     /// The number of copies the counters hold: successful inserts minus
     /// removes that returned `true`, except that a saturated counter holds
     /// 15 copies however many more were inserted or removed.
@@ -372,7 +375,7 @@ impl<S> DLeftCountingBloomFilter<S> {
     /// inserts: items / (buckets · (2^remainder_bits − 2)), which is what
     /// `with_fpr` sizes for.
     pub fn fpr_bound(&self, items: usize) -> f64 {
-        let remainders = 2f64.powi(self.shape.remainder_bits() as i32) - 2.0;
+        let remainders = 2f64.powi(self.shape.remainder_bits().cast_signed()) - 2.0;
         (items as f64 / (self.shape.buckets as f64 * remainders)).min(1.0)
     }
 
@@ -383,7 +386,7 @@ impl<S> DLeftCountingBloomFilter<S> {
     }
 }
 
-impl<S> fmt::Debug for DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> fmt::Debug for DLeftCountingBloomFilter<S> {
     /// The shape, not the table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DLeftCountingBloomFilter")
@@ -398,7 +401,7 @@ impl<S> fmt::Debug for DLeftCountingBloomFilter<S> {
 
 /// Equal when the shapes and cells are equal and the hashers hash alike
 /// ([`HasherProbe::same`]): then the bytes are equal too.
-impl<S: BuildHasher> PartialEq for DLeftCountingBloomFilter<S> {
+impl<S: KeyHasher> PartialEq for DLeftCountingBloomFilter<S> {
     fn eq(&self, other: &Self) -> bool {
         self.shape == other.shape
             && self.table == other.table
@@ -406,9 +409,9 @@ impl<S: BuildHasher> PartialEq for DLeftCountingBloomFilter<S> {
     }
 }
 
-impl<S: BuildHasher> Eq for DLeftCountingBloomFilter<S> {}
+impl<S: KeyHasher> Eq for DLeftCountingBloomFilter<S> {}
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for DLeftCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for DLeftCountingBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         DLeftCountingBloomFilter::contains(self, item)
     }
@@ -418,13 +421,13 @@ impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for DLeftCountingBloomFilter<S>
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Insert<T> for DLeftCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for DLeftCountingBloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         DLeftCountingBloomFilter::insert(self, item)
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher> Remove<T> for DLeftCountingBloomFilter<S> {
+impl<T: Hash + ?Sized, S: KeyHasher> Remove<T> for DLeftCountingBloomFilter<S> {
     fn remove(&mut self, item: &T) -> bool {
         DLeftCountingBloomFilter::remove(self, item)
     }

@@ -509,7 +509,8 @@ mod tests {
     fn any_match_agrees_with_matches() {
         for shape in shapes() {
             for i in 0..5_000u64 {
-                let word = filter_core::mix64(i) & (shape.remainders | shape.lane_ones * SATURATED);
+                let word =
+                    filter_core::mix64(i) & (shape.remainders | (shape.lane_ones * SATURATED));
                 let probe = (filter_core::mix64(!i) & shape.remainder_mask).max(1);
                 // Plant the probe in lane 0 of every third word.
                 let lane = u64::MAX >> (64 - shape.cell_bits);
