@@ -89,9 +89,6 @@ impl<K: Key, H: Label + std::hash::BuildHasher + Default + Clone> Subject<K> for
     fn lines_per_hit(&self) -> usize {
         self.0.num_hashes() as usize
     }
-    fn params(&self) -> String {
-        format!("k={}", self.0.num_hashes())
-    }
 }
 
 /// `sbbf_rs_safe::Filter`, Parquet's split-block layout: `new(bits_per_key,
