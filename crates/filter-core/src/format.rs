@@ -156,10 +156,12 @@ pub enum FilterKind {
     BinaryFuse16 = 8,
     /// `counting_bloom::BlockedCountingBloomFilter`.
     BlockedCountingBloom = 9,
+    /// `xor_filter::Ribbon`.
+    Ribbon = 14,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 9] = [
+    const ALL: [FilterKind; 10] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -169,6 +171,7 @@ impl FilterKind {
         FilterKind::BinaryFuse8,
         FilterKind::BinaryFuse16,
         FilterKind::BlockedCountingBloom,
+        FilterKind::Ribbon,
     ];
 
     /// The kind with this format number, if any.
