@@ -57,10 +57,13 @@ const FIXED_ATTEMPTS: u32 = 16;
 /// The golden-ratio increment of the fixed seed sequence.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// The seed of attempt `attempt`: fixed for the first [`FIXED_ATTEMPTS`],
-/// then from a randomly keyed hasher made on first use.
+/// The seed of attempt `attempt`: 0 first (the mixed hashes as they are,
+/// see `row::equation_hash`), then a fixed sequence up to
+/// [`FIXED_ATTEMPTS`], then from a randomly keyed hasher made on first use.
 fn seed(attempt: u32, random: &mut Option<RandomState>) -> u64 {
-    if attempt < FIXED_ATTEMPTS {
+    if attempt == 0 {
+        0
+    } else if attempt < FIXED_ATTEMPTS {
         filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1) ^ 0x5249_4242_4F4E)
     } else {
         random
@@ -130,8 +133,8 @@ impl Band {
     }
 }
 
-/// Builds the solution for raw key hashes `hashes` (duplicates allowed) in
-/// `shape`.
+/// Builds the solution for the keys' mixed hashes `hashes` (duplicates
+/// allowed) in `shape`.
 ///
 /// # Errors
 ///
@@ -174,7 +177,7 @@ pub(crate) fn build(hashes: &[u64], shape: Shape) -> Result<Solution, Error> {
     })
 }
 
-/// Writes the mixed hashes of `hashes` under `seed` into `out`, ordered by
+/// Writes the equation hashes of `hashes` under `seed` into `out`, ordered by
 /// their top bits (so by band start, roughly a block at a time).
 fn sort_by_start(hashes: &[u64], seed: u64, out: &mut [u64]) {
     let n = hashes.len();
@@ -187,13 +190,13 @@ fn sort_by_start(hashes: &[u64], seed: u64, out: &mut [u64]) {
     let bucket = |h: u64| if bits == 0 { 0 } else { (h >> shift) as usize };
     let mut offsets = vec![0usize; (1 << bits) + 1];
     for &hash in hashes {
-        offsets[bucket(row::mixed(hash, seed)) + 1] += 1;
+        offsets[bucket(row::equation_hash(hash, seed)) + 1] += 1;
     }
     for i in 1..offsets.len() {
         offsets[i] += offsets[i - 1];
     }
     for &hash in hashes {
-        let h = row::mixed(hash, seed);
+        let h = row::equation_hash(hash, seed);
         let b = bucket(h);
         out[offsets[b]] = h;
         offsets[b] += 1;
@@ -233,6 +236,34 @@ fn solve(band: &Band, shape: Shape) -> Result<Vec<u128>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unsolvable_system_fails_after_the_bound_instead_of_hanging() {
+        // 300 keys cannot fit 128 slots under any seed.
+        let hashes: Vec<u64> = (0..300).map(filter_core::mix64).collect();
+        let shape = Shape::new(1, 7, 1).unwrap();
+        match build(&hashes, shape) {
+            Err(Error::ConstructionFailed { attempts, .. }) => assert_eq!(attempts, MAX_ATTEMPTS),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn failed_seeds_are_retried() {
+        // 1000 keys at about 1.02 slots per key fail some first attempts
+        // (about 1 in 20 key sets); every build still succeeds.
+        let mut retried = 0;
+        for set in 0..60u64 {
+            let hashes: Vec<u64> = (0..1000)
+                .map(|i| filter_core::mix64(i ^ (set << 32)))
+                .collect();
+            let shape = Shape::new(8, 7, 8).unwrap();
+            let solution = build(&hashes, shape).unwrap();
+            retried += usize::from(solution.seed != 0);
+            assert_eq!(solution.keys, 1000);
+        }
+        assert!(retried > 0, "no set needed a second seed");
+    }
 
     /// The fraction of key sets for which one attempt succeeds, with `slack`
     /// slots per key over 1, for `keys` keys: the measurements behind the

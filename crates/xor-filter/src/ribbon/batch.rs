@@ -1,21 +1,34 @@
-//! Batched lookups (see [`filter_core::batch`]): the words a key's lookup
-//! will read are prefetched 32 keys ahead.
+//! Batched lookups through [`BatchContains`] (see [`filter_core::batch`]):
+//! the words a key's lookup will read are requested 32 keys ahead, in
+//! tables of 8 MiB or more.
+//!
+//! ```
+//! use xor_filter::{BatchContains, Ribbon};
+//!
+//! let tables = ["users", "orders", "invoices"];
+//! let filter = Ribbon::from_keys_with_fpr(&tables, 0.001)?;
+//! let asked = ["orders", "refunds", "users"];
+//! let maybe: Vec<bool> = filter.contains_batch(asked).collect();
+//! assert!(maybe[0] && maybe[2]);
+//! # Ok::<(), xor_filter::Error>(())
+//! ```
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::batch::{Batch, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::{BatchContains, KeyHasher, mix64};
 
 use super::Ribbon;
 
-impl<S: BuildHasher> Lookahead for Ribbon<S> {
+impl<S: KeyHasher> Lookahead for Ribbon<S> {
     #[inline(always)]
-    fn prefetch_hash(&self, hash: u64) {
-        self.solution.prefetch_hash(hash);
+    fn prefetch_hash(&self, mixed: u64) {
+        self.solution.prefetch_mixed(mixed);
     }
 
     #[inline(always)]
-    fn lookup_hash(&self, hash: u64) -> bool {
-        self.contains_hash(hash)
+    fn lookup_hash(&self, mixed: u64) -> bool {
+        self.contains_mixed(mixed)
     }
 
     fn worth_prefetching(&self) -> bool {
@@ -23,40 +36,14 @@ impl<S: BuildHasher> Lookahead for Ribbon<S> {
     }
 }
 
-impl<S: BuildHasher> Ribbon<S> {
-    /// Whether each item of `items` may be among the keys, in order: the
-    /// answers of [`contains`](Self::contains), item by item, computed with
-    /// the words of the items 32 ahead already requested from memory (see
-    /// [`filter_core::batch`]). Use it when the items are known up front
-    /// and the table is larger than the last-level cache; tables under
-    /// 8 MiB are not prefetched.
-    ///
-    /// ```
-    /// use xor_filter::Ribbon;
-    ///
-    /// let tables = ["users", "orders", "invoices"];
-    /// let filter = Ribbon::from_keys_with_fpr(&tables, 0.001)?;
-    /// let asked = ["orders", "refunds", "users"];
-    /// let maybe: Vec<bool> = filter.contains_batch(asked).collect();
-    /// assert!(maybe[0] && maybe[2]);
-    /// # Ok::<(), xor_filter::Error>(())
-    /// ```
-    pub fn contains_batch<'a>(
-        &'a self,
-        items: impl IntoIterator<Item: Hash, IntoIter: 'a>,
-    ) -> impl Iterator<Item = bool> + 'a {
-        Batch::new(
-            self,
-            items.into_iter().map(|item| self.hasher.hash_one(item)),
-        )
+impl<S: KeyHasher> BatchContains for Ribbon<S> {
+    #[inline(always)]
+    fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        self.hasher.mixed_hash(item)
     }
 
-    /// As [`contains_batch`](Self::contains_batch), for raw 64-bit hashes
-    /// (as [`contains_hash`](Self::contains_hash) takes them).
-    pub fn contains_hash_batch<'a>(
-        &'a self,
-        hashes: impl IntoIterator<Item = u64, IntoIter: 'a>,
-    ) -> impl Iterator<Item = bool> + 'a {
-        Batch::new(self, hashes.into_iter())
+    #[inline(always)]
+    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
+        mix64(hash)
     }
 }

@@ -55,12 +55,14 @@
 mod band;
 mod batch;
 mod row;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod shape;
 mod solution;
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64};
 
 pub use shape::MAX_RIBBON_KEYS;
 use shape::Shape;
@@ -97,14 +99,14 @@ use solution::Solution;
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Ribbon<S = DefaultHashBuilder> {
+pub struct Ribbon<S = PortableHasher> {
     solution: Solution,
     hasher: S,
 }
 
-impl Ribbon<DefaultHashBuilder> {
-    /// Builds the filter from `keys`, hashed with the default hasher, for a
-    /// false-positive rate of at most `fpr`.
+impl Ribbon<PortableHasher> {
+    /// Builds the filter from `keys`, hashed with the default hasher
+    /// ([`PortableHasher`]), for a false-positive rate of at most `fpr`.
     ///
     /// Duplicates are fine: equal keys (and distinct keys whose 64-bit
     /// hashes collide) count once, and [`len`](Self::len) reports the
@@ -117,18 +119,18 @@ impl Ribbon<DefaultHashBuilder> {
     /// that cannot be allocated; [`Error::ConstructionFailed`] if every seed
     /// failed (for honest keys practically impossible).
     pub fn from_keys_with_fpr<T: Hash>(keys: &[T], fpr: f64) -> Result<Self, Error> {
-        Self::from_keys_with_hasher(keys, fpr, DefaultHashBuilder::default())
+        Self::from_keys_with_hasher(keys, fpr, PortableHasher::default())
     }
 
     /// Builds the filter from pre-hashed keys: each `u64` is a key's hash,
     /// to be queried with [`contains_hash`](Self::contains_hash). The filter
-    /// mixes the hashes itself, so sequential ids work.
+    /// mixes the hashes itself ([`mix64`]), so sequential ids work.
     ///
     /// # Errors
     ///
     /// As [`from_keys_with_fpr`](Self::from_keys_with_fpr).
     pub fn from_hashes_with_fpr(hashes: &[u64], fpr: f64) -> Result<Self, Error> {
-        Self::from_hashes_with_hasher(hashes, fpr, DefaultHashBuilder::default())
+        Self::from_hashes_with_hasher(hashes, fpr, PortableHasher::default())
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes) with the
@@ -141,11 +143,11 @@ impl Ribbon<DefaultHashBuilder> {
     /// a wrong kind or inconsistent parameters); [`Error::HasherMismatch`]
     /// when the filter was built with a hasher that hashes differently.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> Ribbon<S> {
+impl<S: KeyHasher> Ribbon<S> {
     /// Builds the filter from `keys`, hashed with `hasher`.
     ///
     /// # Errors
@@ -160,20 +162,34 @@ impl<S: BuildHasher> Ribbon<S> {
                 "small enough that their 64-bit hashes can be allocated",
             )
         })?;
-        hashes.extend(keys.iter().map(|key| hasher.hash_one(key)));
-        Self::from_hashes_with_hasher(&hashes, fpr, hasher)
+        hashes.extend(keys.iter().map(|key| hasher.mixed_hash(key)));
+        Self::from_mixed(&hashes, fpr, hasher)
     }
 
-    /// Builds the filter from hashes made by `hasher` (`hasher.hash_one(key)`),
+    /// Builds the filter from hashes made by `hasher` (`hasher.hash_key(key)`),
     /// so that [`contains`](Self::contains) can be asked with keys.
     ///
     /// # Errors
     ///
     /// As [`from_keys_with_fpr`](Ribbon::from_keys_with_fpr).
     pub fn from_hashes_with_hasher(hashes: &[u64], fpr: f64, hasher: S) -> Result<Self, Error> {
-        let shape = Shape::for_keys(hashes.len(), fpr)?;
+        let mut mixed: Vec<u64> = Vec::new();
+        mixed.try_reserve_exact(hashes.len()).map_err(|_| {
+            Error::invalid(
+                "number of hashes",
+                hashes.len(),
+                "small enough that a mixed copy can be allocated",
+            )
+        })?;
+        mixed.extend(hashes.iter().map(|&hash| mix64(hash)));
+        Self::from_mixed(&mixed, fpr, hasher)
+    }
+
+    /// Builds the filter from mixed hashes (`hasher.mixed_hash(key)`).
+    fn from_mixed(mixed: &[u64], fpr: f64, hasher: S) -> Result<Self, Error> {
+        let shape = Shape::for_keys(mixed.len(), fpr)?;
         Ok(Ribbon {
-            solution: band::build(hashes, shape)?,
+            solution: band::build(mixed, shape)?,
             hasher,
         })
     }
@@ -193,14 +209,20 @@ impl<S: BuildHasher> Ribbon<S> {
     /// it probably was.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_mixed(self.hasher.mixed_hash(item))
     }
 
-    /// As [`contains`](Self::contains) for a key's hash (the filter's
-    /// hasher is not used).
+    /// As [`contains`](Self::contains) for a key's hash, as
+    /// `hasher.hash_key(key)` gives it (the filter's hasher is not used).
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.solution.keys != 0 && self.solution.contains_hash(hash)
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// The lookup of a mixed hash: what both `contains` paths meet at.
+    #[inline(always)]
+    pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        self.solution.keys != 0 && self.solution.contains_mixed(mixed)
     }
 
     /// The number of distinct key hashes the filter was built from.
@@ -268,15 +290,15 @@ impl<S> std::fmt::Debug for Ribbon<S> {
 /// Two filters are equal when they hold the same solution (shape, seed, key
 /// count and words) and their hashers hash alike (`HasherProbe::same`):
 /// then their `to_bytes` are equal too, and they answer every query alike.
-impl<S: BuildHasher> PartialEq for Ribbon<S> {
+impl<S: KeyHasher> PartialEq for Ribbon<S> {
     fn eq(&self, other: &Self) -> bool {
         self.solution == other.solution && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 
-impl<S: BuildHasher> Eq for Ribbon<S> {}
+impl<S: KeyHasher> Eq for Ribbon<S> {}
 
-impl<T: Hash + ?Sized, S: BuildHasher> Filter<T> for Ribbon<S> {
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for Ribbon<S> {
     #[inline]
     fn contains(&self, item: &T) -> bool {
         Ribbon::contains(self, item)

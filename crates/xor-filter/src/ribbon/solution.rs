@@ -30,10 +30,10 @@ pub(crate) struct Solution {
 }
 
 impl Solution {
-    /// Whether the key of raw hash `hash` may be in the set.
+    /// Whether the key of mixed hash `mixed` may be in the set.
     #[inline]
-    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
-        let h = row::mixed(hash, self.seed);
+    pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        let h = row::equation_hash(mixed, self.seed);
         let shape = &self.shape;
         let s = row::start(h, shape.starts());
         let block = s / BAND;
@@ -76,11 +76,11 @@ impl Solution {
         true
     }
 
-    /// Hints that the lookup of `hash` will read its words soon. Never
-    /// changes an answer.
+    /// Hints that the lookup of mixed hash `mixed` will read its words
+    /// soon. Never changes an answer.
     #[inline(always)]
-    pub(crate) fn prefetch_hash(&self, hash: u64) {
-        let h = row::mixed(hash, self.seed);
+    pub(crate) fn prefetch_mixed(&self, mixed: u64) {
+        let h = row::equation_hash(mixed, self.seed);
         let s = row::start(h, self.shape.starts());
         let block = s / BAND;
         let first = self.shape.first_word(block);
