@@ -17,6 +17,7 @@ const WORDS: usize = HEADER_BYTES + 36;
 
 #[test]
 fn oracle_random_key_sets_with_duplicates() {
+    #[allow(clippy::needless_pass_by_value)] // quickcheck passes owned values
     fn prop(keys: Vec<u64>, rate: u8) -> TestResult {
         // Rates from 1/2 down to 2^-32, including whole and fractional bits.
         let fpr = 0.5f64.powf(1.0 + f64::from(rate % 32) * 0.97);

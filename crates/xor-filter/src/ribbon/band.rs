@@ -32,9 +32,9 @@
 //! # Memory at peak
 //!
 //! Per key: 8 bytes (the sorted mixed hashes); per slot: 16 (coefficients)
-//! + 8 (fingerprint). With about 1.05–1.1 slots per key that is about
-//! 34 bytes per key, plus the input hashes `from_keys` holds (8) and the
-//! solution (the filter's size), allocated after the banding tables are freed.
+//! and 8 (fingerprint). With about 1.05–1.1 slots per key that is about 34
+//! bytes per key, plus the mixed hashes `from_keys` holds (8) and the
+//! solution (the filter's size), allocated after the sorted hashes are freed.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;

@@ -1,17 +1,6 @@
 //! Batched lookups through [`BatchContains`] (see [`filter_core::batch`]):
 //! the words a key's lookup will read are requested 32 keys ahead, in
 //! tables of 8 MiB or more.
-//!
-//! ```
-//! use xor_filter::{BatchContains, Ribbon};
-//!
-//! let tables = ["users", "orders", "invoices"];
-//! let filter = Ribbon::from_keys_with_fpr(&tables, 0.001)?;
-//! let asked = ["orders", "refunds", "users"];
-//! let maybe: Vec<bool> = filter.contains_batch(asked).collect();
-//! assert!(maybe[0] && maybe[2]);
-//! # Ok::<(), xor_filter::Error>(())
-//! ```
 
 use std::hash::Hash;
 

@@ -54,6 +54,11 @@ pub(crate) fn slots_for(keys: usize) -> usize {
     (keys as f64 * (1.0 + overhead)).ceil() as usize + EXTRA_SLOTS
 }
 
+/// 2^-columns: the rate of a block with `columns` columns (at most 33).
+fn rate_of(columns: u32) -> f64 {
+    1.0 / (1u64 << columns) as f64
+}
+
 /// A filter's dimensions and column split. Every field is validated by
 /// [`Shape::new`], so code holding a `Shape` can rely on its invariants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +128,10 @@ impl Shape {
         // The largest whole number of columns whose rate is still at least
         // the target: 2^-columns >= fpr > 2^-(columns + 1), or 32.
         let mut columns = 1;
-        while columns < MAX_COLUMNS && 0.5f64.powi(columns as i32 + 1) >= fpr {
+        while columns < MAX_COLUMNS && rate_of(columns + 1) >= fpr {
             columns += 1;
         }
-        let lower_rate = 0.5f64.powi(columns as i32);
+        let lower_rate = rate_of(columns);
         let upper_start = if columns == MAX_COLUMNS || lower_rate <= fpr {
             blocks
         } else {
@@ -183,7 +188,7 @@ impl Shape {
     pub(crate) fn fpr(&self) -> f64 {
         let starts = self.starts() as f64;
         let lower = ((self.upper_start * BAND) as f64).min(starts);
-        let rate = 0.5f64.powi(self.columns as i32);
+        let rate = rate_of(self.columns);
         (lower * rate + (starts - lower) * rate / 2.0) / starts
     }
 }
