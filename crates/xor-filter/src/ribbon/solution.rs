@@ -29,6 +29,30 @@ pub(crate) struct Solution {
     pub(crate) words: Vec<u128>,
 }
 
+/// Whether the bits of the `here.len()` columns equal the low bits of
+/// `fingerprint`, one parity per column, stopping at the first that
+/// differs: a key not in the set is turned away after two columns on
+/// average, while a member pays for all of them. (Without SIMD, one parity
+/// per column costs enough that stopping early pays.)
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn matches_portable(
+    here: &[u128],
+    there: &[u128],
+    low: u128,
+    high: u128,
+    fingerprint: u64,
+) -> bool {
+    for (j, (&a, &b)) in here.iter().zip(there).enumerate() {
+        let x = (low & a) ^ (high & b);
+        let x = x as u64 ^ (x >> 64) as u64;
+        if (u64::from(x.count_ones()) ^ (fingerprint >> j)) & 1 != 0 {
+            return false;
+        }
+    }
+    true
+}
+
 impl Solution {
     /// Whether the key of mixed hash `mixed` may be in the set.
     #[inline]
@@ -42,12 +66,6 @@ impl Solution {
         let low = coefficients << offset;
         // `>> 1 >> (127 - offset)` is `>> (128 - offset)`, and 0 for offset 0.
         let high = (coefficients >> 1) >> (127 - offset);
-        let (low0, low1, high0, high1) = (
-            low as u64,
-            (low >> 64) as u64,
-            high as u64,
-            (high >> 64) as u64,
-        );
         let columns = shape.columns_of(block) as usize;
         let first = shape.first_word(block);
         // The last block has no successor; its keys have offset 0 (the
@@ -58,22 +76,17 @@ impl Solution {
         } else {
             first
         };
-        // Column by column, stopping at the first that differs: a key not
-        // in the set is turned away after two columns on average, while a
-        // member pays for all of them.
         let fingerprint = row::fingerprint(h);
         let here = &self.words[first..first + columns];
         let there = &self.words[next..next + columns];
-        for (j, (&a, &b)) in here.iter().zip(there).enumerate() {
-            let x = (low0 & a as u64)
-                ^ (low1 & (a >> 64) as u64)
-                ^ (high0 & b as u64)
-                ^ (high1 & (b >> 64) as u64);
-            if (x.count_ones() as u64 ^ (fingerprint >> j)) & 1 != 0 {
-                return false;
-            }
+        #[cfg(target_arch = "x86_64")]
+        {
+            super::simd::matches(here, there, low, high, fingerprint)
         }
-        true
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            matches_portable(here, there, low, high, fingerprint)
+        }
     }
 
     /// Hints that the lookup of mixed hash `mixed` will read its words
@@ -168,5 +181,42 @@ impl Solution {
             keys,
             words,
         })
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// The SSE2 lookup and the portable one agree on every column count.
+    #[test]
+    fn simd_and_portable_columns_agree() {
+        let word =
+            |i: u64| (u128::from(filter_core::mix64(i)) << 64) | u128::from(filter_core::mix64(!i));
+        let words: Vec<u128> = (0..64).map(word).collect();
+        for trial in 0..2000u64 {
+            let columns = 1 + (trial % 32) as usize;
+            let (low, high) = (word(trial + 100), word(trial + 200));
+            let here = &words[..columns];
+            let there = &words[32..32 + columns];
+            // A fingerprint that matches, then one wrong bit at a time.
+            let mut fingerprint = 0u64;
+            for j in 0..columns {
+                let x = (low & here[j]) ^ (high & there[j]);
+                fingerprint |= u64::from(x.count_ones() & 1) << j;
+            }
+            fingerprint |= word(trial) as u64 & !((1u64 << columns) - 1);
+            assert!(matches_portable(here, there, low, high, fingerprint));
+            assert!(super::super::simd::matches(
+                here,
+                there,
+                low,
+                high,
+                fingerprint
+            ));
+            let wrong = fingerprint ^ (1 << (trial as usize % columns));
+            assert!(!matches_portable(here, there, low, high, wrong));
+            assert!(!super::super::simd::matches(here, there, low, high, wrong));
+        }
     }
 }
