@@ -322,6 +322,34 @@ impl<'a> ByteReader<'a> {
         probe: &HasherProbe,
         known: u16,
     ) -> Result<(Self, u16), Error> {
+        Self::open_checked(bytes, kind, probe, known, true)
+    }
+
+    /// As [`open`](Self::open), without the checksum: the header is validated
+    /// and the body is read as usual, at a cost independent of the body's
+    /// length. For borrowed views of large filters, whose every access is
+    /// bounds-checked anyway; [`verify_checksum`] checks the rest when the
+    /// caller wants it.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), except that altered bytes whose header is
+    /// still valid are not detected.
+    pub fn open_unverified(
+        bytes: &'a [u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+    ) -> Result<Self, Error> {
+        Self::open_checked(bytes, kind, probe, 0, false).map(|(reader, _)| reader)
+    }
+
+    fn open_checked(
+        bytes: &'a [u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+        known: u16,
+        verify: bool,
+    ) -> Result<(Self, u16), Error> {
         if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
             return Err(Error::corrupt(format_args!(
                 "{} bytes is shorter than the {} bytes of header and checksum",
@@ -345,11 +373,8 @@ impl<'a> ByteReader<'a> {
                 "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
             )));
         }
-        let expected_sum = header_u64(stored_sum);
-        if checksum(content) != expected_sum {
-            return Err(Error::corrupt(
-                "checksum mismatch: the bytes were altered, truncated or extended",
-            ));
+        if verify && checksum(content) != header_u64(stored_sum) {
+            return Err(checksum_mismatch());
         }
         let stored_kind = header.u16("filter kind")?;
         if stored_kind != kind as u16 {
@@ -482,6 +507,16 @@ impl<'a> ByteReader<'a> {
         self.take(len, field)
     }
 
+    /// Reads a u64 element count and returns, borrowed, the `count × width`
+    /// bytes of the elements that follow (a view's table).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming `field` when the count exceeds the bytes left.
+    pub fn borrow_array(&mut self, width: usize, field: &str) -> Result<&'a [u8], Error> {
+        self.array_bytes(width, field)
+    }
+
     /// Reads a u64 element count and that many bytes.
     ///
     /// # Errors
@@ -549,6 +584,31 @@ fn header_u64(b: &[u8]) -> u64 {
     let mut word = [0u8; 8];
     word.copy_from_slice(&b[..8]);
     u64::from_le_bytes(word)
+}
+
+/// Checks the checksum of a whole byte string (what
+/// [`ByteReader::open_unverified`] skips).
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] when the string is shorter than a checksum or the
+/// checksum differs.
+pub fn verify_checksum(bytes: &[u8]) -> Result<(), Error> {
+    let split = bytes.len().checked_sub(CHECKSUM_BYTES).ok_or_else(|| {
+        Error::corrupt(format_args!(
+            "{} bytes is shorter than a checksum",
+            bytes.len()
+        ))
+    })?;
+    if checksum(&bytes[..split]) == header_u64(&bytes[split..]) {
+        Ok(())
+    } else {
+        Err(checksum_mismatch())
+    }
+}
+
+fn checksum_mismatch() -> Error {
+    Error::corrupt("checksum mismatch: the bytes were altered, truncated or extended")
 }
 
 /// Recomputes the checksum of a (possibly edited) byte string in place, so

@@ -52,13 +52,24 @@ pub trait Fingerprint:
     #[doc(hidden)]
     fn write_array(writer: &mut ByteWriter, values: &[Self]);
 
-    /// Reads an array written by [`write_array`](Self::write_array).
+    /// Reads the elements of an array written by
+    /// [`write_array`](Self::write_array), borrowed: `slots × BITS / 8` bytes.
     ///
     /// # Errors
     ///
     /// [`Error::Corrupt`] naming `field` when the bytes are missing.
     #[doc(hidden)]
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error>;
+    fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error>;
+
+    /// The fingerprint at `index` of a table stored as little-endian bytes
+    /// (a borrowed view's table). Reads byte by byte, so the table need not
+    /// be aligned, and any host reads the same value.
+    #[doc(hidden)]
+    fn load_le(bytes: &[u8], index: usize) -> Self;
+
+    /// Copies a table stored as little-endian bytes.
+    #[doc(hidden)]
+    fn copy_le(bytes: &[u8]) -> Vec<Self>;
 }
 
 impl Fingerprint for u8 {
@@ -75,8 +86,17 @@ impl Fingerprint for u8 {
         writer.u8_array(values);
     }
 
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
-        reader.u8_array(field)
+    fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error> {
+        reader.borrow_array(1, field)
+    }
+
+    #[inline(always)]
+    fn load_le(bytes: &[u8], index: usize) -> Self {
+        bytes[index]
+    }
+
+    fn copy_le(bytes: &[u8]) -> Vec<Self> {
+        bytes.to_vec()
     }
 }
 
@@ -94,7 +114,20 @@ impl Fingerprint for u16 {
         writer.u16_array(values);
     }
 
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
-        reader.u16_array(field)
+    fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error> {
+        reader.borrow_array(2, field)
+    }
+
+    #[inline(always)]
+    fn load_le(bytes: &[u8], index: usize) -> Self {
+        let pair = &bytes[2 * index..2 * index + 2];
+        u16::from_le_bytes([pair[0], pair[1]])
+    }
+
+    fn copy_le(bytes: &[u8]) -> Vec<Self> {
+        bytes
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect()
     }
 }

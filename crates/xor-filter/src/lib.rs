@@ -123,12 +123,14 @@ mod construct;
 mod fingerprint;
 mod layout;
 mod table;
+mod view;
 mod xor;
 
 pub use binary_fuse::{BinaryFuse, BinaryFuse8, BinaryFuse16};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
 pub use fingerprint::Fingerprint;
 pub use layout::MAX_KEYS;
+pub use view::{BinaryFuse8Ref, BinaryFuse16Ref, BinaryFuseRef, Xor8Ref, Xor16Ref, XorRef};
 pub use xor::{Xor, Xor8, Xor16};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.
