@@ -156,10 +156,13 @@ pub enum FilterKind {
     BinaryFuse16 = 8,
     /// `counting_bloom::BlockedCountingBloomFilter`.
     BlockedCountingBloom = 9,
+    /// `xor_filter::PartitionedBinaryFuse8` and `PartitionedBinaryFuse16`
+    /// (the width is a field of the body), whole or one partition.
+    PartitionedBinaryFuse = 15,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 9] = [
+    const ALL: [FilterKind; 10] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -169,6 +172,7 @@ impl FilterKind {
         FilterKind::BinaryFuse8,
         FilterKind::BinaryFuse16,
         FilterKind::BlockedCountingBloom,
+        FilterKind::PartitionedBinaryFuse,
     ];
 
     /// The kind with this format number, if any.

@@ -122,6 +122,7 @@ mod binary_fuse;
 mod construct;
 mod fingerprint;
 mod layout;
+mod partitioned;
 mod table;
 mod view;
 mod xor;
@@ -130,6 +131,11 @@ pub use binary_fuse::{BinaryFuse, BinaryFuse8, BinaryFuse16};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
 pub use fingerprint::Fingerprint;
 pub use layout::MAX_KEYS;
+pub use partitioned::{
+    BinaryFusePartition, MAX_PARTITIONS, PartitionedBinaryFuse, PartitionedBinaryFuse8,
+    PartitionedBinaryFuse8Ref, PartitionedBinaryFuse16, PartitionedBinaryFuse16Ref,
+    PartitionedBinaryFuseRef, partition_of_hash,
+};
 pub use view::{BinaryFuse8Ref, BinaryFuse16Ref, BinaryFuseRef, Xor8Ref, Xor16Ref, XorRef};
 pub use xor::{Xor, Xor8, Xor16};
 

@@ -109,9 +109,9 @@ impl<'a, L: Layout, F: Fingerprint> TableRef<'a, L, F> {
         }
     }
 
-    fn to_table(self) -> Table<L, F> {
+    fn copy_table(&self) -> Table<L, F> {
         Table {
-            layout: self.layout,
+            layout: self.layout.clone(),
             seed: self.seed,
             keys: self.keys,
             fingerprints: F::copy_le(self.fingerprints),
@@ -226,7 +226,7 @@ macro_rules! view_api {
                 S: Clone,
             {
                 $owned {
-                    table: self.table.to_table(),
+                    table: self.table.copy_table(),
                     hasher: self.hasher.clone(),
                 }
             }
