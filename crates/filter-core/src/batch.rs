@@ -70,6 +70,9 @@
 
 use std::convert::Infallible;
 use std::fmt;
+use std::hash::Hash;
+
+use crate::Error;
 
 use crate::chunk;
 
@@ -456,6 +459,130 @@ pub fn insert_all_ahead<F, K>(
         insert(filter, h);
         Ok::<(), Infallible>(())
     });
+}
+
+/// Batched lookups, for every filter: `contains_batch` and
+/// `contains_hash_batch`. Each filter crate re-exports it; bring it into
+/// scope to call them (`use bloom::BatchContains;`).
+///
+/// The answers are those of `contains` and `contains_hash`, item by item,
+/// in order; the memory of the item [`LOOKAHEAD`] ahead is requested while
+/// one is answered, in tables large enough for that to pay (see the
+/// [module docs](self)).
+///
+/// The methods hidden from the docs are how a filter plugs in; they are
+/// not part of the public API.
+pub trait BatchContains: Lookahead + Sized {
+    /// The value [`Lookahead::lookup_hash`] takes for `item`.
+    #[doc(hidden)]
+    fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64;
+
+    /// The value [`Lookahead::lookup_hash`] takes for the 64-bit hash
+    /// `hash` (what `contains_hash` is given).
+    #[doc(hidden)]
+    fn batch_hash_of_hash(&self, hash: u64) -> u64;
+
+    /// Whether each item of `items` may be present, in order: the answers
+    /// of `contains`, item by item. Use it when the items are known up
+    /// front and the table is larger than the cache.
+    fn contains_batch<'a, I>(&'a self, items: I) -> impl Iterator<Item = bool> + 'a
+    where
+        I: IntoIterator<Item: Hash>,
+        I::IntoIter: 'a,
+    {
+        Batch::new(
+            self,
+            items.into_iter().map(move |item| self.batch_hash_of(&item)),
+        )
+    }
+
+    /// As [`contains_batch`](Self::contains_batch), for 64-bit hashes: the
+    /// answers of `contains_hash`.
+    fn contains_hash_batch<'a, I>(&'a self, hashes: I) -> impl Iterator<Item = bool> + 'a
+    where
+        I: IntoIterator<Item = u64>,
+        I::IntoIter: 'a,
+    {
+        Batch::new(
+            self,
+            hashes
+                .into_iter()
+                .map(move |hash| self.batch_hash_of_hash(hash)),
+        )
+    }
+}
+
+/// Batched inserts, for every filter that takes inserts: `insert_batch`
+/// and `insert_hash_batch`. The filter ends exactly as inserting the items
+/// one by one would leave it; the memory of the item [`LOOKAHEAD`] ahead is
+/// requested while one is inserted. Use it to load many keys at once (an
+/// SSTable's keys, a blocklist at start-up).
+pub trait BatchInsert: BatchContains {
+    /// Inserts the item whose [`BatchContains::batch_hash_of`] is `hash`.
+    #[doc(hidden)]
+    fn batch_insert(&mut self, hash: u64) -> Result<(), Error>;
+
+    /// Inserts every item of `items`, in order.
+    ///
+    /// # Errors
+    ///
+    /// The first error an insert returns (`Full` where a filter can fill
+    /// up). The items before it are inserted; it and those after it are not.
+    fn insert_batch<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item: Hash>,
+    {
+        insert_ahead(
+            self,
+            items,
+            |filter, item| filter.batch_hash_of(&item),
+            Self::batch_insert,
+        )
+    }
+
+    /// As [`insert_batch`](Self::insert_batch), for 64-bit hashes.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert_batch`](Self::insert_batch).
+    fn insert_hash_batch<I>(&mut self, hashes: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = u64>,
+    {
+        insert_ahead(self, hashes, Self::batch_hash_of_hash, Self::batch_insert)
+    }
+}
+
+/// Batched removals, for every filter that takes removals: `remove_batch`
+/// and `remove_hash_batch`. Every item is tried, in order, and the filter
+/// ends exactly as removing them one by one would leave it.
+pub trait BatchRemove: BatchInsert {
+    /// Removes one copy of the item whose [`BatchContains::batch_hash_of`]
+    /// is `hash`; whether it did.
+    #[doc(hidden)]
+    fn batch_remove(&mut self, hash: u64) -> bool;
+
+    /// Removes one copy of each item of `items`, in order; returns how many
+    /// removals succeeded.
+    fn remove_batch<I>(&mut self, items: I) -> usize
+    where
+        I: IntoIterator<Item: Hash>,
+    {
+        remove_ahead(
+            self,
+            items,
+            |filter, item| filter.batch_hash_of(&item),
+            Self::batch_remove,
+        )
+    }
+
+    /// As [`remove_batch`](Self::remove_batch), for 64-bit hashes.
+    fn remove_hash_batch<I>(&mut self, hashes: I) -> usize
+    where
+        I: IntoIterator<Item = u64>,
+    {
+        remove_ahead(self, hashes, Self::batch_hash_of_hash, Self::batch_remove)
+    }
 }
 
 impl<F: ?Sized, I> fmt::Debug for Batch<'_, F, I> {

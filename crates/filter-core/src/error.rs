@@ -55,8 +55,7 @@ pub enum Error {
     },
 
     /// The bytes were written by a filter whose hasher hashes differently from
-    /// the one given to load them (another ahash version or CPU target, another
-    /// seed, another `BuildHasher`), or two filters to combine (`union`,
+    /// the one given to load them (another seed, another `BuildHasher`), or two filters to combine (`union`,
     /// `intersect`, `merge`) have hashers that hash differently.
     ///
     /// Loading or combining anyway would answer `false` for items that were
@@ -69,23 +68,29 @@ pub enum Error {
     )]
     HasherMismatch,
 
-    /// The bytes were written by a filter of one
-    /// [`HashQuality`](crate::HashQuality) and are loaded as a filter of the
-    /// other: one mixes each hash before taking positions from it, the other
-    /// takes them from the hash as it is.
-    ///
-    /// The same key has other positions under the two, so loading anyway
-    /// would answer `false` for items that were inserted. Load the bytes as
-    /// the type that wrote them (`stored`).
-    #[error(
-        "hash quality mismatch: the bytes are of a filter of {stored}, loaded as one of {expected}; \
-         the two take other positions from the same hash, so loading would give false negatives"
-    )]
-    HashQualityMismatch {
-        /// The quality the bytes were written with (`AnyHashes` or `UniformHashes`).
-        stored: &'static str,
-        /// The quality of the type they were loaded as.
+    /// The bytes are a valid filter of another kind than the type asked to
+    /// load them: a `BloomFilter`'s bytes given to `CuckooFilter::from_bytes`,
+    /// say. Load them as the type that wrote them (`found`).
+    #[error("wrong filter kind: the bytes hold a {found}, not a {expected}")]
+    WrongKind {
+        /// The kind of the type that was asked to load the bytes.
         expected: &'static str,
+        /// The kind the bytes hold.
+        found: &'static str,
+    },
+
+    /// An insert would store more copies of one item than the filter can
+    /// hold: a cuckoo filter keeps an item's copies in its two buckets, so
+    /// at most `limit` of them. Nothing was inserted, and every earlier item
+    /// is still present. Inserting an item only when it is absent
+    /// (`insert_unique`) never meets this limit.
+    #[error(
+        "too many copies of one item: this filter holds at most {limit} copies of an item; \
+         nothing was inserted (use insert_unique to insert an item only when it is absent)"
+    )]
+    TooManyCopies {
+        /// The most copies of one item the filter holds.
+        limit: usize,
     },
 
     /// Two filters cannot be combined (`union`, `intersect`, `merge`) because

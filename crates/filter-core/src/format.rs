@@ -4,13 +4,9 @@
 //! offset  size  field
 //! 0       4     magic, the ASCII bytes "MFLT"
 //! 4       2     format major version (u16), currently 1
-//! 6       2     format minor version (u16), currently 6
+//! 6       2     format minor version (u16), currently 0
 //! 8       2     filter kind (u16, see FilterKind)
-//! 10      2     flags (u16): bit 0 is FLAG_CUBIC_PROBES (1.1), bit 1
-//!                    FLAG_MIXED_OFFSETS (1.2), bit 2 FLAG_HASHED_PROBES
-//!                    (1.3), bit 3 FLAG_FOLDED_PROBES (1.4), bit 4
-//!                    FLAG_FOLDED_PAIR (1.5), bit 5 FLAG_UNIFORM_HASHES
-//!                    (1.6); others are 0
+//! 10      2     flags (u16): reserved, 0 in format 1.0
 //! 12      32    hasher probe: 4 × u64, the hashes of fixed keys under the filter's hasher
 //! 44      ...   body: the filter's parameters, then its tables (layout per filter kind)
 //! end-8   8     checksum: XXH64 (seed 0) of every byte before it
@@ -29,105 +25,25 @@
 
 use crate::{Error, HasherProbe};
 
+/// Whether `bytes` end in the checksum of everything before them: the
+/// check [`ByteReader::open`] makes, as a call of its own for views that
+/// skip it when they open (it reads every byte).
+pub fn verify_checksum(bytes: &[u8]) -> bool {
+    bytes.len() >= CHECKSUM_BYTES && {
+        let split = bytes.len() - CHECKSUM_BYTES;
+        checksum(&bytes[..split]) == header_u64(&bytes[split..])
+    }
+}
+
 /// The first four bytes of every serialized filter.
 pub const MAGIC: [u8; 4] = *b"MFLT";
 /// The format's major version. Readers refuse other majors.
 pub const FORMAT_MAJOR: u16 = 1;
 /// The format's minor version. Bytes of any earlier minor of the same major
-/// load in this one.
+/// load in every later one.
 ///
-/// - 1.0: the first version.
-/// - 1.1: adds [`FLAG_CUBIC_PROBES`]. A 1.0 reader refuses bytes that set it
-///   (it refuses every flag it does not know), and loads every other 1.1
-///   byte string as before.
-/// - 1.2: adds [`FLAG_MIXED_OFFSETS`], likewise.
-/// - 1.3: adds [`FLAG_HASHED_PROBES`], likewise.
-/// - 1.4: adds [`FLAG_FOLDED_PROBES`], likewise.
-/// - 1.5: adds [`FLAG_FOLDED_PAIR`], likewise.
-/// - 1.6: adds [`FLAG_UNIFORM_HASHES`], likewise.
-pub const FORMAT_MINOR: u16 = 6;
-/// Header flag, bit 0 (format 1.1): the filter's positions follow
-/// [`ProbeSequence::Cubic`](crate::ProbeSequence::Cubic) rather than the
-/// linear sequence of format 1.0. Only [`FilterKind::Bloom`] and
-/// [`FilterKind::CountingBloom`] may set it.
-///
-/// Why a flag and not a rule on the table size: bytes written by 1.0 use
-/// the linear sequence at every size, and must keep loading with the cells
-/// they were built with; a flag also makes a 1.0 reader refuse the new
-/// bytes instead of reading them with the wrong positions (a false
-/// negative for most members).
-pub const FLAG_CUBIC_PROBES: u16 = 1;
-/// Header flag, bit 1 (format 1.2): the cuckoo filter's alternate buckets
-/// take their offset from [`mix64`](crate::mix64) of the fingerprint rather
-/// than from the fingerprint times the golden ratio, as in 1.0 and 1.1.
-/// Only [`FilterKind::Cuckoo`] may set it; writers set it for fingerprints
-/// of 4 to 6 bits.
-///
-/// Why: the golden-ratio offsets of consecutive fingerprints are nearly
-/// evenly spaced, so with few fingerprint values (4 to 6 bits) the buckets
-/// an item can move between form far fewer distinct paths than random
-/// offsets give, and at some table sizes inserts met `Full` well before
-/// the load they were sized for. Wider fingerprints showed no such failure
-/// and keep the cheaper rule. As for [`FLAG_CUBIC_PROBES`], a flag keeps
-/// older bytes loading with the buckets they were built with.
-pub const FLAG_MIXED_OFFSETS: u16 = 2;
-/// Header flag, bit 2 (format 1.3): the filter's positions follow
-/// [`ProbeSequence::Hashed`](crate::ProbeSequence::Hashed). Only
-/// [`FilterKind::Bloom`] and [`FilterKind::CountingBloom`] may set it, and
-/// never together with [`FLAG_CUBIC_PROBES`].
-///
-/// Why: in tables of a few dozen to a few thousand cells probed many times
-/// per key (a handful of keys at rates below about 10^−5), the cubic
-/// sequence still lands a query's probes on a few cells often enough to
-/// put a floor under the
-/// false-positive rate, above the target for a handful of keys (2.2× at
-/// 10^−6 with one key, 26× at 10^−8). As for [`FLAG_CUBIC_PROBES`], a flag
-/// keeps older bytes loading with the cells they were built with, and makes
-/// older readers refuse these bytes.
-pub const FLAG_HASHED_PROBES: u16 = 4;
-/// Header flag, bit 3 (format 1.4): the filter's positions follow
-/// [`ProbeSequence::Folded`](crate::ProbeSequence::Folded), the linear
-/// sequence started from a folded product of the hash instead of its
-/// [`mix64`](crate::mix64). Only [`FilterKind::Bloom`] and
-/// [`FilterKind::CountingBloom`] may set it, and never together with
-/// another probe flag.
-///
-/// Why: the mix sits between the hash and the first load of every lookup,
-/// and the folded product gets there in about half the time with the same
-/// false-positive rates (see [`crate::probes`]); classic Bloom lookups of
-/// 1M keys took 10.2 ns instead of 12.5. As for [`FLAG_CUBIC_PROBES`], a
-/// flag keeps older bytes loading with the cells they were built with, and
-/// makes older readers refuse these bytes.
-pub const FLAG_FOLDED_PROBES: u16 = 8;
-/// Header flag, bit 4 (format 1.5): the blocked counting filter takes a
-/// key's two words (its two blocks, and the counters in each) from two
-/// [`folded_product`](crate::probes::folded_product)s of the hash, of
-/// `hash` and of `hash` xor the golden ratio, instead of two
-/// [`mix64`](crate::mix64)s, of `hash` and of `hash` plus the golden
-/// ratio. Only [`FilterKind::BlockedCountingBloom`] may set it.
-///
-/// Why: as for [`FLAG_FOLDED_PROBES`], the two words are on the path to
-/// both loads of every operation, and two independent products get there
-/// sooner than two chains of two multiplies. The old pair also had a flaw
-/// for keys hashed by a multiply with the golden ratio: `hash` plus the
-/// golden ratio is then the next key's hash, so one key's second word is
-/// the next key's first, and the rate measured 1.3× the target at 0.1 %
-/// (`counting-bloom`'s docs give the figures). As for
-/// [`FLAG_CUBIC_PROBES`], a flag keeps older bytes loading with the
-/// counters they were built with, and makes older readers refuse these
-/// bytes.
-pub const FLAG_FOLDED_PAIR: u16 = 16;
-/// Header flag, bit 5 (format 1.6): the filter takes its positions from each
-/// hash as it is, without mixing it first: a filter whose hash quality is
-/// [`UniformHashes`](crate::UniformHashes) (see
-/// [`hash_quality`](crate::hash_quality)). The filters that offer that
-/// choice set it; bytes without it are of [`AnyHashes`](crate::AnyHashes).
-///
-/// Why a flag: the same key has other positions under the two, so bytes must
-/// load only as the type that wrote them
-/// ([`HashQuality::check_flags`](crate::HashQuality::check_flags)), and
-/// older readers, which would mix, must refuse them.
-pub const FLAG_UNIFORM_HASHES: u16 = 32;
+/// - 1.0: the first released version.
+pub const FORMAT_MINOR: u16 = 0;
 /// Bytes before the body: magic, versions, kind, flags, probe.
 pub const HEADER_BYTES: usize = 44;
 /// Bytes after the body: the checksum.
@@ -156,13 +72,23 @@ pub enum FilterKind {
     BinaryFuse16 = 8,
     /// `counting_bloom::BlockedCountingBloomFilter`.
     BlockedCountingBloom = 9,
+    /// `bloom::ScalableBloomFilter`.
+    ScalableBloom = 10,
+    /// `cuckoo::ScalableCuckooFilter`.
+    ScalableCuckoo = 11,
+    /// `counting_bloom::DLeftCountingBloomFilter`.
+    DLeftCountingBloom = 12,
+    /// `quotient_filter::QuotientFilter`.
+    Quotient = 13,
+    /// `xor_filter::Ribbon`.
+    Ribbon = 14,
     /// `xor_filter::PartitionedBinaryFuse8` and `PartitionedBinaryFuse16`
     /// (the width is a field of the body), whole or one partition.
     PartitionedBinaryFuse = 15,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 10] = [
+    const ALL: [FilterKind; 15] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -172,12 +98,38 @@ impl FilterKind {
         FilterKind::BinaryFuse8,
         FilterKind::BinaryFuse16,
         FilterKind::BlockedCountingBloom,
+        FilterKind::ScalableBloom,
+        FilterKind::ScalableCuckoo,
+        FilterKind::DLeftCountingBloom,
+        FilterKind::Quotient,
+        FilterKind::Ribbon,
         FilterKind::PartitionedBinaryFuse,
     ];
 
     /// The kind with this format number, if any.
     pub fn from_u16(value: u16) -> Option<FilterKind> {
         FilterKind::ALL.into_iter().find(|k| *k as u16 == value)
+    }
+
+    /// The name of the type that writes this kind, for messages.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            FilterKind::Bloom => "BloomFilter",
+            FilterKind::BlockedBloom => "BlockedBloomFilter",
+            FilterKind::CountingBloom => "CountingBloomFilter",
+            FilterKind::Cuckoo => "CuckooFilter",
+            FilterKind::Xor8 => "Xor8",
+            FilterKind::Xor16 => "Xor16",
+            FilterKind::BinaryFuse8 => "BinaryFuse8",
+            FilterKind::BinaryFuse16 => "BinaryFuse16",
+            FilterKind::BlockedCountingBloom => "BlockedCountingBloomFilter",
+            FilterKind::ScalableBloom => "ScalableBloomFilter",
+            FilterKind::ScalableCuckoo => "ScalableCuckooFilter",
+            FilterKind::DLeftCountingBloom => "DLeftCountingBloomFilter",
+            FilterKind::Quotient => "QuotientFilter",
+            FilterKind::Ribbon => "Ribbon",
+            FilterKind::PartitionedBinaryFuse => "PartitionedBinaryFuse",
+        }
     }
 }
 
@@ -186,7 +138,7 @@ impl FilterKind {
 /// A standard, widely implemented hash, so readers in other languages can use
 /// a library. Not cryptographic: it detects accidents, not tampering.
 pub fn checksum(bytes: &[u8]) -> u64 {
-    xxh64::hash(bytes, 0)
+    xxhash_rust::xxh64::xxh64(bytes, 0)
 }
 
 /// Writes a filter's bytes: header first, then the body fields in the order
@@ -200,24 +152,12 @@ impl ByteWriter {
     /// Starts a byte string for a filter of `kind` built with a hasher whose
     /// probe is `probe`. `body_bytes` is a capacity hint.
     pub fn new(kind: FilterKind, probe: &HasherProbe, body_bytes: usize) -> Self {
-        Self::with_flags(kind, probe, body_bytes, 0)
-    }
-
-    /// As [`new`](Self::new), with header `flags` set (for example
-    /// [`FLAG_CUBIC_PROBES`]). The reader must be opened with
-    /// [`ByteReader::open_with_flags`] allowing them.
-    pub fn with_flags(
-        kind: FilterKind,
-        probe: &HasherProbe,
-        body_bytes: usize,
-        flags: u16,
-    ) -> Self {
         let mut buf = Vec::with_capacity(HEADER_BYTES + body_bytes + CHECKSUM_BYTES);
         buf.extend_from_slice(&MAGIC);
         buf.extend_from_slice(&FORMAT_MAJOR.to_le_bytes());
         buf.extend_from_slice(&FORMAT_MINOR.to_le_bytes());
         buf.extend_from_slice(&(kind as u16).to_le_bytes());
-        buf.extend_from_slice(&flags.to_le_bytes());
+        buf.extend_from_slice(&0u16.to_le_bytes());
         for word in probe.0 {
             buf.extend_from_slice(&word.to_le_bytes());
         }
@@ -302,58 +242,103 @@ pub struct ByteReader<'a> {
 
 impl<'a> ByteReader<'a> {
     /// Validates the header and checksum of `bytes` for a filter of `kind`
-    /// that will be queried with a hasher whose probe is `probe`. Any set
-    /// flag is refused.
+    /// that will be queried with a hasher whose probe is `probe`.
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] for anything malformed; [`Error::HasherMismatch`]
-    /// when the stored probe differs from `probe`.
+    /// [`Error::WrongKind`] for valid bytes of another filter kind;
+    /// [`Error::HasherMismatch`] when the stored probe differs from `probe`;
+    /// [`Error::Corrupt`] for anything else malformed.
     pub fn open(bytes: &'a [u8], kind: FilterKind, probe: &HasherProbe) -> Result<Self, Error> {
-        Self::open_with_flags(bytes, kind, probe, 0).map(|(reader, _)| reader)
+        let (header, _) = Self::open_any(bytes, kind)?;
+        let mut header = header;
+        let mut stored_probe = [0u64; 4];
+        for word in &mut stored_probe {
+            *word = header.u64("hasher probe")?;
+        }
+        if HasherProbe(stored_probe) != *probe {
+            return Err(Error::HasherMismatch);
+        }
+        Ok(header)
     }
 
-    /// As [`open`](Self::open), accepting the header flags in `known` and
-    /// returning the stored flags with the reader.
+    /// As [`open`](Self::open) without the hasher check: validates
+    /// everything but the probe, and returns the reader positioned at the
+    /// probe with the probe itself. For containers whose parts share one
+    /// hasher (the scalable filters) and for views that check the probe
+    /// themselves.
     ///
     /// # Errors
     ///
-    /// As [`open`](Self::open); a flag outside `known`, or any flag in bytes
-    /// of format 1.0 (which had none), is [`Error::Corrupt`].
-    pub fn open_with_flags(
+    /// As [`open`](Self::open), but never [`Error::HasherMismatch`].
+    pub fn open_unchecked_probe(
         bytes: &'a [u8],
         kind: FilterKind,
-        probe: &HasherProbe,
-        known: u16,
-    ) -> Result<(Self, u16), Error> {
-        Self::open_checked(bytes, kind, probe, known, true)
+    ) -> Result<(Self, HasherProbe), Error> {
+        let (mut header, _) = Self::open_any(bytes, kind)?;
+        let mut stored_probe = [0u64; 4];
+        for word in &mut stored_probe {
+            *word = header.u64("hasher probe")?;
+        }
+        Ok((header, HasherProbe(stored_probe)))
     }
 
-    /// As [`open`](Self::open), without the checksum: the header is validated
-    /// and the body is read as usual, at a cost independent of the body's
-    /// length. For borrowed views of large filters, whose every access is
-    /// bounds-checked anyway; [`verify_checksum`] checks the rest when the
-    /// caller wants it.
+    /// As [`open`](Self::open) without the checksum: [`check_header`](Self::check_header),
+    /// the probe, and a reader over the body, at a cost independent of the
+    /// body's length. For views, which leave the checksum to
+    /// [`verify_checksum`].
     ///
     /// # Errors
     ///
-    /// As [`open`](Self::open), except that altered bytes whose header is
-    /// still valid are not detected.
+    /// As [`open`](Self::open), but altered bytes whose header is still
+    /// valid are not detected.
     pub fn open_unverified(
         bytes: &'a [u8],
         kind: FilterKind,
         probe: &HasherProbe,
     ) -> Result<Self, Error> {
-        Self::open_checked(bytes, kind, probe, 0, false).map(|(reader, _)| reader)
+        Self::check_header(bytes, kind)?;
+        let mut header = ByteReader {
+            body: &bytes[12..bytes.len() - CHECKSUM_BYTES],
+        };
+        let mut stored_probe = [0u64; 4];
+        for word in &mut stored_probe {
+            *word = header.u64("hasher probe")?;
+        }
+        if HasherProbe(stored_probe) != *probe {
+            return Err(Error::HasherMismatch);
+        }
+        Ok(header)
     }
 
-    fn open_checked(
-        bytes: &'a [u8],
-        kind: FilterKind,
-        probe: &HasherProbe,
-        known: u16,
-        verify: bool,
-    ) -> Result<(Self, u16), Error> {
+    /// Checks length, magic, version, checksum, kind and flags; returns the
+    /// reader positioned at the probe.
+    fn open_any(bytes: &'a [u8], kind: FilterKind) -> Result<(Self, ()), Error> {
+        Self::check_header(bytes, kind)?;
+        let content = &bytes[..bytes.len() - CHECKSUM_BYTES];
+        let expected_sum = header_u64(&bytes[bytes.len() - CHECKSUM_BYTES..]);
+        if checksum(content) != expected_sum {
+            return Err(Error::corrupt(
+                "checksum mismatch: the bytes were altered, truncated or extended",
+            ));
+        }
+        Ok((
+            ByteReader {
+                body: &content[12..],
+            },
+            (),
+        ))
+    }
+
+    /// Checks what the first 12 bytes promise (length, magic, version, kind,
+    /// flags) without reading the rest: cheap at any size, for views that
+    /// leave the checksum to a call of its own ([`verify_checksum`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), but never [`Error::HasherMismatch`], and
+    /// the checksum is not checked.
+    pub fn check_header(bytes: &[u8], kind: FilterKind) -> Result<(), Error> {
         if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
             return Err(Error::corrupt(format_args!(
                 "{} bytes is shorter than the {} bytes of header and checksum",
@@ -366,68 +351,31 @@ impl<'a> ByteReader<'a> {
                 "missing magic \"MFLT\": not a serialized filter",
             ));
         }
-        let (content, stored_sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
-        let mut header = ByteReader {
-            body: &content[4..],
-        };
-        let major = header.u16("format major version")?;
-        let minor = header.u16("format minor version")?;
+        let field = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let (major, minor, stored_kind, flags) = (field(4), field(6), field(8), field(10));
         if major != FORMAT_MAJOR {
             return Err(Error::corrupt(format_args!(
                 "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
             )));
         }
-        if verify && checksum(content) != header_u64(stored_sum) {
-            return Err(checksum_mismatch());
-        }
-        let stored_kind = header.u16("filter kind")?;
         if stored_kind != kind as u16 {
-            let found = FilterKind::from_u16(stored_kind).map_or_else(
-                || format!("unknown kind {stored_kind}"),
-                |k| format!("{k:?}"),
-            );
+            return Err(match FilterKind::from_u16(stored_kind) {
+                Some(found) => Error::WrongKind {
+                    expected: kind.type_name(),
+                    found: found.type_name(),
+                },
+                None => Error::corrupt(format_args!(
+                    "unknown filter kind {stored_kind} (expected a {})",
+                    kind.type_name()
+                )),
+            });
+        }
+        if flags != 0 {
             return Err(Error::corrupt(format_args!(
-                "expected a {kind:?} filter, found {found}"
+                "flags {flags:#06x} are set; format {major}.{minor} reserves them and they must be 0"
             )));
         }
-        let flags = header.u16("flags")?;
-        if flags & !known != 0 {
-            return Err(Error::corrupt(format_args!(
-                "unknown flags {:#06x}",
-                flags & !known
-            )));
-        }
-        // Format 1.0 had no flags, and its readers refuse any: a byte string
-        // that claims 1.0 and sets one was not written by this library.
-        // (Accepted, a 1.0 filter flagged cubic would be read with other
-        // positions than it was built with: false negatives.)
-        if minor == 0 && flags != 0 {
-            return Err(Error::corrupt(format_args!(
-                "flags {flags:#06x} in format version {major}.0, which has no flags"
-            )));
-        }
-        // Likewise for a flag newer than the version the bytes claim.
-        for (flag, since) in [
-            (FLAG_MIXED_OFFSETS, 2),
-            (FLAG_HASHED_PROBES, 3),
-            (FLAG_FOLDED_PROBES, 4),
-            (FLAG_FOLDED_PAIR, 5),
-            (FLAG_UNIFORM_HASHES, 6),
-        ] {
-            if minor < since && flags & flag != 0 {
-                return Err(Error::corrupt(format_args!(
-                    "flag {flag:#06x} in format version {major}.{minor}, which predates it"
-                )));
-            }
-        }
-        let mut stored_probe = [0u64; 4];
-        for word in &mut stored_probe {
-            *word = header.u64("hasher probe")?;
-        }
-        if HasherProbe(stored_probe) != *probe {
-            return Err(Error::HasherMismatch);
-        }
-        Ok((header, flags))
+        Ok(())
     }
 
     /// Bytes not yet read.
@@ -590,31 +538,6 @@ fn header_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// Checks the checksum of a whole byte string (what
-/// [`ByteReader::open_unverified`] skips).
-///
-/// # Errors
-///
-/// [`Error::Corrupt`] when the string is shorter than a checksum or the
-/// checksum differs.
-pub fn verify_checksum(bytes: &[u8]) -> Result<(), Error> {
-    let split = bytes.len().checked_sub(CHECKSUM_BYTES).ok_or_else(|| {
-        Error::corrupt(format_args!(
-            "{} bytes is shorter than a checksum",
-            bytes.len()
-        ))
-    })?;
-    if checksum(&bytes[..split]) == header_u64(&bytes[split..]) {
-        Ok(())
-    } else {
-        Err(checksum_mismatch())
-    }
-}
-
-fn checksum_mismatch() -> Error {
-    Error::corrupt("checksum mismatch: the bytes were altered, truncated or extended")
-}
-
 /// Recomputes the checksum of a (possibly edited) byte string in place, so
 /// that tests can check the reader's structural validation rather than only
 /// its checksum. Does nothing to strings shorter than a checksum.
@@ -623,83 +546,6 @@ pub fn reseal(bytes: &mut [u8]) {
         let split = bytes.len() - CHECKSUM_BYTES;
         let sum = checksum(&bytes[..split]);
         bytes[split..].copy_from_slice(&sum.to_le_bytes());
-    }
-}
-
-mod xxh64 {
-    //! XXH64, written out from the public specification
-    //! (github.com/Cyan4973/xxHash, doc/xxhash_spec.md).
-
-    const P1: u64 = 0x9E37_79B1_85EB_CA87;
-    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-    const P3: u64 = 0x1656_67B1_9E37_79F9;
-    const P4: u64 = 0x85EB_CA77_C2B2_AE63;
-    const P5: u64 = 0x27D4_EB2F_1656_67C5;
-
-    fn read_u64(b: &[u8]) -> u64 {
-        super::header_u64(b)
-    }
-
-    fn round(acc: u64, input: u64) -> u64 {
-        acc.wrapping_add(input.wrapping_mul(P2))
-            .rotate_left(31)
-            .wrapping_mul(P1)
-    }
-
-    fn merge(acc: u64, lane: u64) -> u64 {
-        (acc ^ round(0, lane)).wrapping_mul(P1).wrapping_add(P4)
-    }
-
-    pub(super) fn hash(input: &[u8], seed: u64) -> u64 {
-        let mut rest = input;
-        let mut h = if input.len() >= 32 {
-            let mut v = [
-                seed.wrapping_add(P1).wrapping_add(P2),
-                seed.wrapping_add(P2),
-                seed,
-                seed.wrapping_sub(P1),
-            ];
-            let mut stripes = rest.chunks_exact(32);
-            for stripe in &mut stripes {
-                for (lane, word) in v.iter_mut().zip(stripe.chunks_exact(8)) {
-                    *lane = round(*lane, read_u64(word));
-                }
-            }
-            rest = stripes.remainder();
-            let mut h = v[0]
-                .rotate_left(1)
-                .wrapping_add(v[1].rotate_left(7))
-                .wrapping_add(v[2].rotate_left(12))
-                .wrapping_add(v[3].rotate_left(18));
-            for lane in v {
-                h = merge(h, lane);
-            }
-            h
-        } else {
-            seed.wrapping_add(P5)
-        };
-        h = h.wrapping_add(input.len() as u64);
-        let mut words = rest.chunks_exact(8);
-        for word in &mut words {
-            h ^= round(0, read_u64(word));
-            h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
-        }
-        rest = words.remainder();
-        if rest.len() >= 4 {
-            let word = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
-            h ^= u64::from(word).wrapping_mul(P1);
-            h = h.rotate_left(23).wrapping_mul(P2).wrapping_add(P3);
-            rest = &rest[4..];
-        }
-        for &byte in rest {
-            h ^= u64::from(byte).wrapping_mul(P5);
-            h = h.rotate_left(11).wrapping_mul(P1);
-        }
-        h ^= h >> 33;
-        h = h.wrapping_mul(P2);
-        h ^= h >> 29;
-        h = h.wrapping_mul(P3);
-        h ^ (h >> 32)
     }
 }
 
@@ -797,100 +643,36 @@ mod tests {
     }
 
     #[test]
-    fn flags_round_trip_and_only_known_ones_load() {
+    fn set_flags_and_other_kinds_are_refused_by_name() {
         let probe = HasherProbe([1, 2, 3, 4]);
-        let mut w = ByteWriter::with_flags(FilterKind::Bloom, &probe, 8, FLAG_CUBIC_PROBES);
-        w.u64(7);
-        let bytes = w.finish();
-        let (mut r, flags) =
-            ByteReader::open_with_flags(&bytes, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
-                .unwrap();
-        assert_eq!(flags, FLAG_CUBIC_PROBES);
-        assert_eq!(r.u64("x").unwrap(), 7);
-        r.finish().unwrap();
-        // A reader that does not know the flag (a 1.0 reader, or a filter
-        // kind that has no use for it) refuses the bytes.
-        let err = ByteReader::open(&bytes, FilterKind::Bloom, &probe).unwrap_err();
-        assert!(err.to_string().contains("unknown flags 0x0001"), "{err}");
-        // Known flags do not let unknown ones through.
-        let mut both = bytes.clone();
-        both[10] = 0b11;
-        reseal(&mut both);
-        let err = ByteReader::open_with_flags(&both, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
-            .unwrap_err();
-        assert!(err.to_string().contains("unknown flags 0x0002"), "{err}");
-        // Format 1.0 bytes cannot set a flag, even one this reader knows.
-        let mut old = bytes.clone();
-        old[6] = 0;
-        reseal(&mut old);
-        let err = ByteReader::open_with_flags(&old, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("flags 0x0001 in format version 1.0, which has no flags"),
-            "{err}"
+        let mut flagged = sample();
+        flagged[10] = 1;
+        reseal(&mut flagged);
+        let err = ByteReader::open(&flagged, FilterKind::Bloom, &probe).unwrap_err();
+        assert!(err.to_string().contains("flags 0x0001 are set"), "{err}");
+        let err = ByteReader::open(&sample(), FilterKind::Cuckoo, &probe).unwrap_err();
+        assert_eq!(
+            err,
+            Error::WrongKind {
+                expected: "CuckooFilter",
+                found: "BloomFilter"
+            }
         );
-        // Bytes without flags open with none reported.
-        let plain = sample();
-        let (_, flags) =
-            ByteReader::open_with_flags(&plain, FilterKind::Bloom, &probe, FLAG_CUBIC_PROBES)
-                .unwrap();
-        assert_eq!(flags, 0);
-        // A 1.2 flag in bytes that claim 1.1 is refused even where the kind
-        // knows it; claiming 1.2 it loads.
-        let mut w = ByteWriter::with_flags(FilterKind::Cuckoo, &probe, 8, FLAG_MIXED_OFFSETS);
-        w.u64(7);
-        let mut mixed = w.finish();
-        let (_, flags) =
-            ByteReader::open_with_flags(&mixed, FilterKind::Cuckoo, &probe, FLAG_MIXED_OFFSETS)
-                .unwrap();
-        assert_eq!(flags, FLAG_MIXED_OFFSETS);
-        mixed[6] = 1;
-        reseal(&mut mixed);
-        let err =
-            ByteReader::open_with_flags(&mixed, FilterKind::Cuckoo, &probe, FLAG_MIXED_OFFSETS)
-                .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("flag 0x0002 in format version 1.1, which predates it"),
-            "{err}"
-        );
-        // Likewise the 1.3 to 1.6 flags in bytes that claim the minor
-        // before theirs.
-        for (flag, since) in [
-            (FLAG_HASHED_PROBES, 3),
-            (FLAG_FOLDED_PROBES, 4),
-            (FLAG_FOLDED_PAIR, 5),
-            (FLAG_UNIFORM_HASHES, 6),
-        ] {
-            let mut w = ByteWriter::with_flags(FilterKind::Bloom, &probe, 8, flag);
-            w.u64(7);
-            let mut flagged = w.finish();
-            let (_, flags) =
-                ByteReader::open_with_flags(&flagged, FilterKind::Bloom, &probe, flag).unwrap();
-            assert_eq!(flags, flag);
-            flagged[6] = since as u8 - 1;
-            reseal(&mut flagged);
-            let err =
-                ByteReader::open_with_flags(&flagged, FilterKind::Bloom, &probe, flag).unwrap_err();
-            let expected = format!(
-                "flag {flag:#06x} in format version 1.{}, which predates it",
-                since - 1
-            );
-            assert!(err.to_string().contains(&expected), "{err}");
-        }
+        let mut unknown = sample();
+        unknown[8] = 200;
+        reseal(&mut unknown);
+        let err = ByteReader::open(&unknown, FilterKind::Bloom, &probe).unwrap_err();
+        assert!(err.to_string().contains("unknown filter kind 200"), "{err}");
+        assert!(verify_checksum(&sample()));
+        assert!(!verify_checksum(&flagged[..flagged.len() - 1]));
+        let (_, stored) = ByteReader::open_unchecked_probe(&sample(), FilterKind::Bloom).unwrap();
+        assert_eq!(stored, probe);
     }
 
     #[test]
     fn wrong_kind_probe_version_and_flags_are_refused() {
         let b = sample();
         let probe = HasherProbe([1, 2, 3, 4]);
-        let err = ByteReader::open(&b, FilterKind::Cuckoo, &probe).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("expected a Cuckoo filter, found Bloom"),
-            "{err}"
-        );
         assert_eq!(
             ByteReader::open(&b, FilterKind::Bloom, &HasherProbe([1, 2, 3, 5])).unwrap_err(),
             Error::HasherMismatch
@@ -909,7 +691,7 @@ mod tests {
         unknown[8] = 99;
         reseal(&mut unknown);
         let err = ByteReader::open(&unknown, FilterKind::Bloom, &probe).unwrap_err();
-        assert!(err.to_string().contains("unknown kind 99"), "{err}");
+        assert!(err.to_string().contains("unknown filter kind 99"), "{err}");
     }
 
     #[test]
@@ -922,7 +704,8 @@ mod tests {
             Some(FilterKind::BlockedCountingBloom)
         );
         assert_eq!(FilterKind::from_u16(0), None);
-        assert_eq!(FilterKind::from_u16(10), None);
+        assert_eq!(FilterKind::from_u16(14), Some(FilterKind::Ribbon));
+        assert_eq!(FilterKind::from_u16(16), None);
     }
 
     #[test]

@@ -1,90 +1,303 @@
-//! The hashing pipeline: key → 64-bit hash → positions and fingerprints.
+//! The hashing pipeline: key → 64-bit hash → mixed hash → positions and
+//! fingerprints.
 //!
 //! ```text
 //! key: &T where T: Hash + ?Sized
-//!   -> 64-bit hash              a BuildHasher S (default: DefaultHashBuilder, ahash with fixed seeds)
+//!   -> hash_key(key)           the 64-bit hash; what the `*_hash` methods take
 //!   -> mix64(hash)              a fixed bijective finalizer, stable forever
 //!   -> positions, fingerprint   reduce() for "a number below n", fingerprint() for "a non-zero f-bit value"
 //! ```
 //!
-//! Why a second, fixed mixing step after a good hasher: filters also accept
-//! pre-hashed keys (`insert_hash`), and users bring whatever they have there,
-//! sequential ids included. Multiply-shift range reduction keeps the *high*
-//! bits of its input, so a poor hash would put every small id in bucket 0.
-//! [`mix64`] is a bijection, so it cannot add collisions, and it costs two
-//! multiplies.
+//! Every filter takes its positions from the *mixed* hash, so
+//! `filter.contains(&key) == filter.contains_hash(hasher.hash_key(&key))`
+//! always, and a `*_hash` method given sequential or shifted ids still
+//! meets its rate: [`mix64`] spreads them.
 //!
-//! Why multiply-shift and not `%`: a 64-bit division costs 20–40 cycles, a
-//! widening multiply 3, and it works for any table size, so no filter needs to
-//! round its tables up to a power of two (which can waste up to half the memory).
+//! Why the mix belongs to the pipeline and not to the user: multiply-shift
+//! range reduction keeps the *high* bits of its input and fingerprints take
+//! the low ones, so structured 64-bit values (ids, counters, addresses)
+//! would pile into a few buckets and share fingerprints. [`mix64`] is a
+//! bijection, so it adds no collisions.
+//!
+//! Why that costs the default nothing: a [`KeyHasher`] computes the mixed
+//! hash of a key directly ([`KeyHasher::mixed_hash`]). For the default,
+//! [`PortableHasher`], the last step of hashing a key *is* a [`mix64`], so
+//! the mixed hash comes out of the hasher and the filter mixes nothing
+//! again; `hash_key` returns the value just before that last step. For any
+//! other `BuildHasher`, the filter mixes its output once.
+//!
+//! Why multiply-shift and not `%`: a 64-bit division costs tens of cycles,
+//! a widening multiply a few, and it works for any table size, so no filter
+//! rounds its tables up to a power of two.
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::{BuildHasher, Hash, Hasher};
 
-/// The seeds of [`DefaultHashBuilder`]: the first 256 bits of the fractional
-/// part of π. They are part of the format: changing them changes every hash.
-const DEFAULT_SEEDS: [u64; 4] = [
-    0x243F_6A88_85A3_08D3,
-    0x1319_8A2E_0370_7344,
-    0xA409_3822_299F_31D0,
-    0x082E_FA98_EC4E_6C89,
-];
-
-/// The default key hasher: ahash with fixed, documented seeds.
+/// Turns keys into the 64-bit hashes a filter works from.
 ///
-/// Fixed seeds make a filter deterministic: the same keys give the same table
-/// on every run, so tests are reproducible and a filter saved to bytes can be
-/// loaded again by the same build. ahash is among the fastest good hashers for
-/// both short integer and string keys.
+/// Implemented for every [`BuildHasher`] (the filter then mixes its output
+/// once with [`mix64`]), for [`PortableHasher`], the default of every
+/// filter, and for [`UniformHasher`], which trusts a `BuildHasher`'s output
+/// to be uniform already.
 ///
-/// ahash's output is **not** stable across ahash versions or CPU targets (it
-/// uses AES instructions where the target enables them). Serialized filters
-/// therefore record a [`HasherProbe`] and refuse to load under a hasher that
-/// hashes differently. Users who need bytes portable across machines build
-/// their filters with a stable `BuildHasher` of their own (the
-/// `*_with_hasher` constructors, and `from_bytes_with_hasher` to load).
-/// Passing stable hashes to the `*_hash` methods is not enough on its own:
-/// the bytes still record the probe of the hasher the filter was built with.
-///
-/// Fixed seeds also mean an adversary who knows the seeds can craft colliding
-/// keys; use [`DefaultHashBuilder::with_seed`] with a secret seed where that
-/// matters.
-#[derive(Clone, Debug)]
-pub struct DefaultHashBuilder(ahash::RandomState);
+/// The two methods must agree: `mixed_hash(k) == mix64(hash_key(k))` for
+/// every key. Filters insert and look up by `mixed_hash`, and their
+/// `*_hash` methods apply [`mix64`] to what they are given, so the two paths
+/// meet at the same positions.
+pub trait KeyHasher {
+    /// The 64-bit hash of `key`: the value the filters' `*_hash` methods
+    /// take, and what [`HasherProbe`] records.
+    fn hash_key<T: Hash + ?Sized>(&self, key: &T) -> u64;
 
-impl DefaultHashBuilder {
-    /// A builder whose seeds are derived from `seed` (seed 0 is not the
-    /// default; the default uses `DEFAULT_SEEDS` directly).
-    pub fn with_seed(seed: u64) -> Self {
-        let s = |i: u64| mix64(seed ^ DEFAULT_SEEDS[i as usize]);
-        DefaultHashBuilder(ahash::RandomState::with_seeds(s(0), s(1), s(2), s(3)))
+    /// [`mix64`]`(self.hash_key(key))`, computed as cheaply as this hasher
+    /// can: the value a filter takes positions and fingerprints from.
+    #[inline]
+    fn mixed_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        mix64(self.hash_key(key))
     }
 }
 
-impl Default for DefaultHashBuilder {
+impl<S: BuildHasher> KeyHasher for S {
+    #[inline]
+    fn hash_key<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.hash_one(key)
+    }
+}
+
+/// Xored into a [`PortableHasher`]'s seed before it is mixed into the
+/// starting state: the first 64 bits of the fractional part of π. Part of
+/// the format: changing it changes every hash.
+const SEED_SALT: u64 = 0x243F_6A88_85A3_08D3;
+
+/// The default hasher of every filter: the same 64-bit hash for the same
+/// key on every target and in every later version of these crates.
+///
+/// ```
+/// use filter_core::{KeyHasher, PortableHasher};
+///
+/// let hasher = PortableHasher::default();
+/// // Pinned: the same on x86-64 (with or without AVX2), aarch64, 32-bit and
+/// // big-endian targets, so a filter's bytes load on any machine.
+/// assert_eq!(hasher.hash_key(&42u64), 0xe9e0_033e_3bad_af1c);
+/// assert_eq!(hasher.hash_key(&42usize), hasher.hash_key(&42u64));
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
+/// How keys are hashed, as a sequence of writes into a 64-bit state that
+/// starts at `mix64(seed ^ SALT)`:
+/// - every integer (`u8` to `u64`, `usize`, the signed ones) is written *by
+///   value*, as a `u64` (signed values sign-extended, `u128` as its low then
+///   high half): `pre = state ^ value; state = mix64(pre)`. So `usize` hashes
+///   as `u64` on every target, and no integer is read as native-endian
+///   bytes;
+/// - a byte string (`str`, `[u8]`, `String`, `Vec<u8>` through their `Hash`
+///   impls) goes through XXH3-64 seeded with the state:
+///   `state = xxh3_64_with_seed(bytes, state)`;
+/// - `hash_key` is the last `pre` (or `unmix64(state)` when the last write
+///   was a byte string), and `mixed_hash` is the final `state`.
+///
+/// Integers and strings therefore reach a uniform, mixed hash in one
+/// finalizer, and [`mix64`]`(hash_key(k)) == mixed_hash(k)` exactly.
+///
+/// One limit: `std`'s `Hash` for slices of integers other than bytes
+/// (`[u64]`, `Vec<u32>`) writes their memory as raw native-endian bytes,
+/// which no hasher can see past: such keys hash differently on big-endian
+/// targets. Hash their elements one by one, or their little-endian bytes.
+///
+/// The seed is fixed, so an adversary who knows it can craft keys that
+/// collide; [`with_seed`](Self::with_seed) takes a secret one where that
+/// matters (filters built with it load only under the same seed).
+///
+/// Not a [`BuildHasher`]: a filter asks it for mixed hashes, which a
+/// `BuildHasher` cannot give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PortableHasher {
+    /// `mix64(seed ^ SEED_SALT)`: the state before any write.
+    start: u64,
+}
+
+impl PortableHasher {
+    /// The hasher of seed `seed`. `PortableHasher::default()` is seed 0.
+    #[inline]
+    pub const fn with_seed(seed: u64) -> Self {
+        PortableHasher {
+            start: mix64(seed ^ SEED_SALT),
+        }
+    }
+
+    #[inline(always)]
+    fn state(&self) -> PortableState {
+        PortableState {
+            state: self.start,
+            pre: 0,
+            pre_known: false,
+        }
+    }
+}
+
+impl Default for PortableHasher {
+    #[inline]
     fn default() -> Self {
-        let [a, b, c, d] = DEFAULT_SEEDS;
-        DefaultHashBuilder(ahash::RandomState::with_seeds(a, b, c, d))
+        Self::with_seed(0)
     }
 }
 
-impl BuildHasher for DefaultHashBuilder {
-    type Hasher = ahash::AHasher;
+impl KeyHasher for PortableHasher {
+    #[inline]
+    fn hash_key<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        let mut state = self.state();
+        key.hash(&mut state);
+        state.pre_mix()
+    }
 
     #[inline]
-    fn build_hasher(&self) -> Self::Hasher {
-        self.0.build_hasher()
+    fn mixed_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        let mut state = self.state();
+        key.hash(&mut state);
+        state.state
     }
 }
 
-/// Hashes `item` with `hasher`: the raw 64-bit hash that the filters' `*_hash`
-/// methods take.
+/// The running state of a [`PortableHasher`]: see its docs for the writes.
 ///
-/// It does *not* apply [`mix64`]; each filter mixes inside, so that
-/// `filter.contains(&x)` equals `filter.contains_hash(hash_key(&hasher, &x))`
-/// and a user's own (possibly poor) hash goes through the same mixing.
-#[inline]
-pub fn hash_key<T: Hash + ?Sized, S: BuildHasher>(hasher: &S, item: &T) -> u64 {
-    hasher.hash_one(item)
+/// Both outputs are kept, and a caller reads one: inlined, the compiler
+/// drops the work of the other (the last mix for `hash_key`, the `pre`
+/// bookkeeping for `mixed_hash`).
+#[derive(Clone, Copy, Debug)]
+struct PortableState {
+    state: u64,
+    /// The value whose [`mix64`] is `state`, when the last write was an
+    /// integer.
+    pre: u64,
+    pre_known: bool,
+}
+
+impl PortableState {
+    #[inline(always)]
+    fn pre_mix(&self) -> u64 {
+        if self.pre_known {
+            self.pre
+        } else {
+            unmix64(self.state)
+        }
+    }
+
+    #[inline(always)]
+    fn integer(&mut self, value: u64) {
+        self.pre = self.state ^ value;
+        self.state = mix64(self.pre);
+        self.pre_known = true;
+    }
+}
+
+impl Hasher for PortableState {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.state
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.state = xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.state);
+        self.pre_known = false;
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.integer(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.integer(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.integer(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.integer(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.integer(i as u64);
+        self.integer((i >> 64) as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.integer(i as u64);
+    }
+
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.integer(i64::from(i) as u64);
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.integer(i64::from(i) as u64);
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.integer(i64::from(i) as u64);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.integer(i as u64);
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.integer(i as i64 as u64);
+    }
+}
+
+/// A [`BuildHasher`] whose output the filter trusts to be uniform already,
+/// and so takes positions from without mixing it again.
+///
+/// The one step for a fast hasher of your own (a hash you already compute
+/// for the key, say) that spreads every bit: the filter skips [`mix64`] on
+/// the key path. Its `*_hash` methods still mix what they are given, so
+/// `hash_key` returns [`unmix64`] of your hasher's output, and
+/// `filter.contains_hash(hasher.hash_key(&k)) == filter.contains(&k)` holds
+/// as for every hasher.
+///
+/// Give it only hashers whose output is uniform in every bit: with an
+/// identity hasher and sequential ids, a filter may exceed its rate many
+/// times over (it never gives a false negative either way).
+///
+/// ```
+/// use std::hash::BuildHasherDefault;
+/// use std::collections::hash_map::DefaultHasher;
+/// use filter_core::{KeyHasher, UniformHasher, mix64};
+///
+/// let hasher = UniformHasher(BuildHasherDefault::<DefaultHasher>::default());
+/// assert_eq!(mix64(hasher.hash_key("a")), hasher.mixed_hash("a"));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UniformHasher<S>(pub S);
+
+impl<S: BuildHasher> KeyHasher for UniformHasher<S> {
+    #[inline]
+    fn hash_key<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        unmix64(self.0.hash_one(key))
+    }
+
+    #[inline]
+    fn mixed_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.0.hash_one(key)
+    }
 }
 
 /// A fixed 64-bit bijective finalizer (the SplitMix64 / Stafford "variant 13"
@@ -96,6 +309,18 @@ pub const fn mix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// The inverse of [`mix64`]: `unmix64(mix64(x)) == x` for every `x`.
+#[inline]
+pub const fn unmix64(mut x: u64) -> u64 {
+    // Undo x ^= x >> 31, then the multiply by its inverse mod 2^64, and so on.
+    x ^= (x >> 31) ^ (x >> 62);
+    x = x.wrapping_mul(0x319642B2D24D8EC3);
+    x ^= (x >> 27) ^ (x >> 54);
+    x = x.wrapping_mul(0x96DE1B173F119089);
+    x ^= (x >> 30) ^ (x >> 60);
+    x
 }
 
 /// Maps `hash` to `0..n` by multiply-shift range reduction:
@@ -136,8 +361,8 @@ pub const fn fingerprint(hash: u64, bits: u32) -> u64 {
 /// loading compares it with the probe of the hasher given to load them and
 /// refuses a mismatch with [`Error::HasherMismatch`](crate::Error::HasherMismatch).
 /// Two hashers that agree on these keys but not on others are possible in
-/// principle and not caught; the keys are chosen to cover integer, byte and
-/// string hashing paths so that version and target changes show.
+/// principle and not caught; the keys cover integer, byte and string
+/// hashing so that seed, version and target changes show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct HasherProbe(pub [u64; 4]);
 
@@ -149,12 +374,12 @@ impl HasherProbe {
     /// If `hasher` panics on a string or a byte slice, as hashers written
     /// for integer keys alone may (nohash-hasher's does); serializing a
     /// filter needs one that hashes them.
-    pub fn of<S: BuildHasher>(hasher: &S) -> Self {
+    pub fn of<S: KeyHasher + ?Sized>(hasher: &S) -> Self {
         HasherProbe([
-            hasher.hash_one(INTEGER_PROBES[0]),
-            hasher.hash_one(INTEGER_PROBES[1]),
-            hasher.hash_one("filter-core hasher probe"),
-            hasher.hash_one(&[0xA5u8; 37][..]),
+            hasher.hash_key(&INTEGER_PROBES[0]),
+            hasher.hash_key(&INTEGER_PROBES[1]),
+            hasher.hash_key("filter-core hasher probe"),
+            hasher.hash_key(&[0xA5u8; 37][..]),
         ])
     }
 
@@ -165,10 +390,10 @@ impl HasherProbe {
     /// keys show as well as strings do; and hashers that take integers only
     /// (identity hashers for `u64` keys, which panic on strings) can be
     /// compared.
-    pub fn same<S: BuildHasher>(a: &S, b: &S) -> bool {
+    pub fn same<S: KeyHasher + ?Sized>(a: &S, b: &S) -> bool {
         INTEGER_PROBES
             .iter()
-            .all(|&key| a.hash_one(key) == b.hash_one(key))
+            .all(|key| a.hash_key(key) == b.hash_key(key))
     }
 }
 
@@ -178,33 +403,71 @@ const INTEGER_PROBES: [u64; 2] = [0, 0x0123_4567_89AB_CDEF];
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::hash::BuildHasherDefault;
 
     #[test]
-    fn default_builder_is_deterministic() {
-        let a = DefaultHashBuilder::default();
-        let b = DefaultHashBuilder::default();
-        for key in ["", "a", "https://example.com/"] {
-            assert_eq!(a.hash_one(key), b.hash_one(key));
+    fn unmix64_inverts_mix64() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        for _ in 0..10_000 {
+            assert_eq!(unmix64(mix64(x)), x);
+            assert_eq!(mix64(unmix64(x)), x);
+            x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
         }
-        assert_eq!(HasherProbe::of(&a), HasherProbe::of(&b));
+        for x in [0, 1, u64::MAX, 1 << 63] {
+            assert_eq!(unmix64(mix64(x)), x);
+        }
     }
 
     #[test]
-    fn seeded_builders_differ_from_default_and_each_other() {
-        let d = HasherProbe::of(&DefaultHashBuilder::default());
-        let s1 = HasherProbe::of(&DefaultHashBuilder::with_seed(1));
-        let s2 = HasherProbe::of(&DefaultHashBuilder::with_seed(2));
-        assert_ne!(d, s1);
-        assert_ne!(s1, s2);
-        assert_eq!(s1, HasherProbe::of(&DefaultHashBuilder::with_seed(1)));
+    fn the_two_outputs_agree_for_every_key_shape() {
+        let h = PortableHasher::default();
+        let s = PortableHasher::with_seed(7);
+        for hasher in [h, s] {
+            assert_eq!(mix64(hasher.hash_key(&5u64)), hasher.mixed_hash(&5u64));
+            assert_eq!(mix64(hasher.hash_key("abc")), hasher.mixed_hash("abc"));
+            let bytes: &[u8] = b"xyz";
+            assert_eq!(mix64(hasher.hash_key(bytes)), hasher.mixed_hash(bytes));
+            let tuple = (1u32, "two", 3i64);
+            assert_eq!(mix64(hasher.hash_key(&tuple)), hasher.mixed_hash(&tuple));
+            assert_eq!(mix64(hasher.hash_key(&())), hasher.mixed_hash(&()));
+        }
     }
 
     #[test]
-    fn same_tells_seeds_apart() {
-        let a = DefaultHashBuilder::with_seed(1);
-        assert!(HasherProbe::same(&a, &DefaultHashBuilder::with_seed(1)));
-        assert!(!HasherProbe::same(&a, &DefaultHashBuilder::with_seed(2)));
-        // Hashers for integer keys alone: `benches/tests/contract.rs`.
+    fn integers_hash_by_value_whatever_their_type() {
+        let h = PortableHasher::default();
+        assert_eq!(h.hash_key(&7u8), h.hash_key(&7u64));
+        assert_eq!(h.hash_key(&7u32), h.hash_key(&7usize));
+        assert_eq!(h.hash_key(&-1i32), h.hash_key(&u64::MAX));
+        assert_eq!(h.hash_key(&-1i64), h.hash_key(&-1isize));
+        assert_eq!(h.hash_key("key"), h.hash_key(&String::from("key")));
+    }
+
+    #[test]
+    fn seeds_change_every_hash() {
+        let a = HasherProbe::of(&PortableHasher::default());
+        let b = HasherProbe::of(&PortableHasher::with_seed(1));
+        assert!(a.0.iter().zip(b.0).all(|(x, y)| *x != y));
+        assert!(HasherProbe::same(
+            &PortableHasher::with_seed(3),
+            &PortableHasher::with_seed(3)
+        ));
+        assert!(!HasherProbe::same(
+            &PortableHasher::with_seed(3),
+            &PortableHasher::with_seed(4)
+        ));
+    }
+
+    #[test]
+    fn build_hashers_are_mixed_once_and_uniform_ones_not_at_all() {
+        type Sip = BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+        let sip = Sip::default();
+        let raw = sip.hash_one("k");
+        assert_eq!(sip.hash_key("k"), raw);
+        assert_eq!(sip.mixed_hash("k"), mix64(raw));
+        let trusted = UniformHasher(sip);
+        assert_eq!(trusted.mixed_hash("k"), raw);
+        assert_eq!(mix64(trusted.hash_key("k")), raw);
     }
 
     #[test]

@@ -9,18 +9,23 @@
 //!   filter crate, so generic code can take "any filter";
 //! - the [`Error`] type, whose messages name the parameter, value and allowed
 //!   range;
-//! - the hashing pipeline ([`hash`]): a deterministic default hasher, a fixed
-//!   mixer, multiply-shift range reduction, fingerprints, and the hasher probe
-//!   that stops a filter from loading under a hasher that would give false
+//! - the hashing pipeline ([`hash`]): [`PortableHasher`], the default
+//!   hasher, whose hashes are the same on every machine and in every
+//!   version; the [`KeyHasher`] trait that any `BuildHasher` implements;
+//!   multiply-shift range reduction, fingerprints, and the hasher probe that
+//!   stops a filter from loading under a hasher that would give false
 //!   negatives;
-//! - [`probes`]: the k positions of a key in a Bloom-family table
-//!   ([`LinearProbes`], [`CubicProbes`], [`HashedProbes`], chosen by
-//!   [`ProbeSequence`]);
 //! - sizing math ([`sizing`]) with checked inputs;
-//! - the byte format ([`format`](mod@format)): a writer and a validating reader;
-//! - fallible table allocation ([`memory`]);
-//! - batched lookups and inserts ([`batch`]): many keys at once, their memory
-//!   requested ahead with a prefetch hint ([`prefetch`](mod@prefetch)).
+//! - batched lookups, inserts and removals ([`BatchContains`],
+//!   [`BatchInsert`], [`BatchRemove`]), written once for every filter;
+//! - with the `serde` feature, what the filter crates need to serialize a
+//!   filter as its checked bytes ([`serde_support`]).
+//!
+//! The filter crates also use its internals, hidden from these docs and not
+//! covered by semver: the byte format's writer and validating reader
+//! (`format`; the bytes themselves are specified in `docs/format.md`), the
+//! Bloom probe sequences (`probes`), prefetching and the batch engine
+//! (`batch`), fallible allocation (`memory`).
 //!
 //! Users rarely name this crate: every filter crate re-exports the traits and
 //! the error.
@@ -68,56 +73,64 @@
 //! - **Traits are small.** Pre-hashed keys, serialization and sizing differ
 //!   between families in ways that matter (a static filter has no `insert`),
 //!   so they are inherent methods with shared names, not trait methods.
-//! - **A fixed default hasher.** Random seeds would make every run and every
-//!   test different, and saved filters unloadable. The price (predictable
-//!   hashes) is documented on [`DefaultHashBuilder`], with the way out.
-//! - **Hashes are mixed again, unless the type says they need not be.**
-//!   Every filter mixes each 64-bit hash before taking positions from it,
-//!   so that structured `*_hash` input keeps its rate; a filter whose type
-//!   parameter is [`UniformHashes`] skips that and is faster (see
-//!   [`hash_quality`] for the trade-off and the figures). A type, not a
-//!   field, so that the default pays nothing for the option.
+//! - **A portable default hasher.** Filters are saved and loaded on other
+//!   machines, so the default hashes integers by value and byte strings
+//!   with a specified hash (XXH3), never with anything that changes with the
+//!   CPU target or a dependency's version. Test vectors pin it. Random seeds
+//!   would make every run different and saved filters unloadable; a secret
+//!   seed is one call away ([`PortableHasher::with_seed`]).
+//! - **Every position comes from a mixed hash, mixed once.** The `*_hash`
+//!   methods mix what they are given, so that sequential or shifted ids keep
+//!   their rate; the key path asks the hasher for the mixed hash directly,
+//!   and the default hasher's last step is that mix, so a key is mixed once
+//!   (see [`hash`]). No second type parameter and no annotation is needed
+//!   for full speed.
 //! - **No `%` and no power-of-two tables.** [`reduce`] maps a hash to any
 //!   range with one multiply, so tables are sized to what the target rate
 //!   needs, not to the next power of two.
 //! - **Two `unsafe` blocks**, each paid for by a measurement: the prefetch
-//!   hint in [`prefetch`](mod@prefetch) (a hint never faults and never
-//!   changes a result, and batched lookups measured up to four times faster
-//!   with it), and the call into a batch's loop compiled for AVX2, made only
-//!   after checking the CPU has it (see [`batch`], "Chunks").
+//!   hint (a hint never faults and never changes a result), and the call
+//!   into a batch's loop compiled for AVX2, made only after checking the
+//!   CPU has it.
 //! - **The reader distrusts its input.** Every length is checked against the
-//!   bytes present before allocating; see [`format`](mod@format).
+//!   bytes present before allocating.
 //!
 //! # Crate features
 //!
 //! - `testing` (off by default): seeded key generators, an oracle-driven
 //!   quickcheck harness and statistical tolerances, for the filter crates'
 //!   own tests. Not covered by semver.
+//! - `serde` (off by default): [`serde_support`], behind the filter crates'
+//!   own `serde` features.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+#[doc(hidden)]
 pub mod batch;
 mod chunk;
 mod error;
+#[doc(hidden)]
 pub mod format;
 pub mod hash;
-pub mod hash_quality;
+#[doc(hidden)]
 pub mod memory;
 mod occupancy;
+#[doc(hidden)]
 pub mod prefetch;
+#[doc(hidden)]
 pub mod probes;
+#[cfg(feature = "serde")]
+pub mod serde_support;
 pub mod sizing;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod traits;
 
+pub use batch::{BatchContains, BatchInsert, BatchRemove};
 pub use error::Error;
-pub use hash::{DefaultHashBuilder, HasherProbe, fingerprint, hash_key, mix64, reduce};
-pub use hash_quality::{AnyHashes, HashQuality, UniformHashes};
-pub use probes::{
-    BRANCH_FREE_MAX_BYTES, CUBIC_MAX_CELLS_PER_2K, CubicProbes, HASHED_MAX_LOG2_BASE, HashedProbes,
-    LinearProbes, ProbeSequence,
+pub use hash::{
+    HasherProbe, KeyHasher, PortableHasher, UniformHasher, fingerprint, mix64, reduce, unmix64,
 };
 pub use traits::{Filter, Insert, Remove};
 
