@@ -20,13 +20,12 @@
 //! Keys are `mix64(i + SEED)` for `i` in `0..N` (distinct, as `mix64` is a
 //! bijection); non-members are the same for `i` from `N` on.
 
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use filter_core::mix64;
-use xor_filter::{BinaryFusePartition, DefaultHashBuilder, PartitionedBinaryFuse8};
+use xor_filter::{BinaryFusePartition, KeyHasher, PartitionedBinaryFuse8, PortableHasher};
 
 const SEED: u64 = 0x5EED_0000_0000_0001;
 
@@ -100,12 +99,12 @@ fn report(filter: &PartitionedBinaryFuse8, n: u64, started: Instant, build_secon
     let step = (n / 10_000_000).max(1);
     let missing = (0..n)
         .step_by(step as usize)
-        .filter(|&i| !filter.contains_hash(hasher.hash_one(key(i))))
+        .filter(|&i| !filter.contains_hash(hasher.hash_key(&key(i))))
         .count();
     assert_eq!(missing, 0, "false negatives");
     let queries = 10_000_000u64;
     let fp = (n..n + queries)
-        .filter(|&i| filter.contains_hash(hasher.hash_one(key(i))))
+        .filter(|&i| filter.contains_hash(hasher.hash_key(&key(i))))
         .count();
     let rate = fp as f64 / queries as f64;
     println!(
@@ -121,8 +120,8 @@ fn report(filter: &PartitionedBinaryFuse8, n: u64, started: Instant, build_secon
 
 fn in_process(args: &Args) -> Result<u64, xor_filter::Error> {
     let started = Instant::now();
-    let hasher = DefaultHashBuilder::default();
-    let hashes: Vec<u64> = (0..args.keys).map(|i| hasher.hash_one(key(i))).collect();
+    let hasher = PortableHasher::default();
+    let hashes: Vec<u64> = (0..args.keys).map(|i| hasher.hash_key(&key(i))).collect();
     let hashed = started.elapsed().as_secs_f64();
     let filter = PartitionedBinaryFuse8::from_hashes_with_hasher(&hashes, args.partitions, hasher)?;
     let build = started.elapsed().as_secs_f64() - hashed;
@@ -144,12 +143,12 @@ fn part_path(dir: &Path, index: usize) -> PathBuf {
 }
 
 fn worker(args: &Args, index: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let hasher = DefaultHashBuilder::default();
+    let hasher = PortableHasher::default();
     let part = PartitionedBinaryFuse8::build_partition_with_hasher(
         index,
         args.partitions,
-        (0..args.keys).map(|i| hasher.hash_one(key(i))),
-        hasher.clone(),
+        (0..args.keys).map(|i| hasher.hash_key(&key(i))),
+        hasher,
     )?;
     std::fs::write(part_path(&args.dir, index), part.to_bytes())?;
     println!(

@@ -8,7 +8,7 @@
 /// `$name<F, S>`, a struct with fields `table: Table<$layout, F>` and `hasher: S`.
 macro_rules! static_filter_api {
     ($name:ident, $layout:ty, $kind:ident) => {
-        impl<F: Fingerprint> $name<F, DefaultHashBuilder> {
+        impl<F: Fingerprint> $name<F, PortableHasher> {
             /// Builds the filter from `keys`, hashed with the default hasher.
             ///
             /// Duplicates are fine: equal keys (and distinct keys whose 64-bit
@@ -22,7 +22,7 @@ macro_rules! static_filter_api {
             /// [`Error::ConstructionFailed`] if every seed failed (for
             /// distinct hashes practically impossible, even crafted ones).
             pub fn from_keys<T: Hash>(keys: &[T]) -> Result<Self, Error> {
-                Self::from_keys_with_hasher(keys, DefaultHashBuilder::default())
+                Self::from_keys_with_hasher(keys, PortableHasher::default())
             }
 
             /// Builds the filter from pre-hashed keys: each `u64` is a key's
@@ -34,7 +34,7 @@ macro_rules! static_filter_api {
             ///
             /// As [`from_keys`](Self::from_keys).
             pub fn from_hashes(hashes: &[u64]) -> Result<Self, Error> {
-                Self::from_hashes_with_hasher(hashes, DefaultHashBuilder::default())
+                Self::from_hashes_with_hasher(hashes, PortableHasher::default())
             }
 
             /// Loads a filter written by [`to_bytes`](Self::to_bytes) with the
@@ -49,11 +49,11 @@ macro_rules! static_filter_api {
             /// count; [`Error::HasherMismatch`] when the filter was built with
             /// a hasher that hashes differently.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+                Self::from_bytes_with_hasher(bytes, PortableHasher::default())
             }
         }
 
-        impl<F: Fingerprint, S: BuildHasher> $name<F, S> {
+        impl<F: Fingerprint, S: KeyHasher> $name<F, S> {
             /// Builds the filter from `keys`, hashed with `hasher`.
             ///
             /// # Errors
@@ -68,11 +68,11 @@ macro_rules! static_filter_api {
                         "small enough that their 64-bit hashes can be allocated",
                     )
                 })?;
-                hashes.extend(keys.iter().map(|key| hasher.hash_one(key)));
+                hashes.extend(keys.iter().map(|key| hasher.hash_key(key)));
                 Self::from_hashes_with_hasher(&hashes, hasher)
             }
 
-            /// Builds the filter from hashes made by `hasher` (`hasher.hash_one(key)`),
+            /// Builds the filter from hashes made by `hasher` (`hasher.hash_key(key)`),
             /// so that [`contains`](Self::contains) can be asked with keys.
             ///
             /// # Errors
@@ -100,7 +100,7 @@ macro_rules! static_filter_api {
             /// means it probably was.
             #[inline]
             pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_one(item))
+                self.contains_hash(self.hasher.hash_key(item))
             }
 
             /// As [`contains`](Self::contains) for a key's hash (the filter's
@@ -108,6 +108,12 @@ macro_rules! static_filter_api {
             #[inline]
             pub fn contains_hash(&self, hash: u64) -> bool {
                 self.table.contains_hash(hash)
+            }
+
+            /// Hints that the lookup of `hash` will read its three slots soon.
+            #[inline(always)]
+            pub(crate) fn prefetch_slots(&self, hash: u64) {
+                self.table.prefetch_hash(hash);
             }
 
             /// The number of distinct key hashes the filter was built from.
@@ -175,15 +181,15 @@ macro_rules! static_filter_api {
         /// (`HasherProbe::same`, which asks integer keys only, so hashers for
         /// integers alone compare too): then their `to_bytes` are equal as
         /// well. Equal filters answer every query alike.
-        impl<F: Fingerprint, S: BuildHasher> PartialEq for $name<F, S> {
+        impl<F: Fingerprint, S: KeyHasher> PartialEq for $name<F, S> {
             fn eq(&self, other: &Self) -> bool {
                 self.table == other.table && HasherProbe::same(&self.hasher, &other.hasher)
             }
         }
 
-        impl<F: Fingerprint, S: BuildHasher> Eq for $name<F, S> {}
+        impl<F: Fingerprint, S: KeyHasher> Eq for $name<F, S> {}
 
-        impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for $name<F, S> {
+        impl<T: Hash + ?Sized, F: Fingerprint, S: KeyHasher> Filter<T> for $name<F, S> {
             #[inline]
             fn contains(&self, item: &T) -> bool {
                 $name::contains(self, item)

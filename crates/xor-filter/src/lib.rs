@@ -128,7 +128,7 @@ mod view;
 mod xor;
 
 pub use binary_fuse::{BinaryFuse, BinaryFuse8, BinaryFuse16};
-pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
+pub use filter_core::{BatchContains, Error, Filter, KeyHasher, PortableHasher};
 pub use fingerprint::Fingerprint;
 pub use layout::MAX_KEYS;
 pub use partitioned::{

@@ -38,8 +38,14 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         construct::build(hashes)
     }
 
+    /// Whether the key of pre-hash `hash` matches. A table of no keys
+    /// matches nothing: its slots would otherwise match 2^-F::BITS of all
+    /// keys, a false positive with nothing to be positive about.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        if self.keys == 0 {
+            return false;
+        }
         let k = mixed(hash, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = &self.fingerprints;

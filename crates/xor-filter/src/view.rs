@@ -28,18 +28,28 @@
 //!   filter accept exactly the same bytes (bar the checksum).
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::marker::PhantomData;
 
-use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::format::{ByteReader, verify_checksum};
 use filter_core::prefetch::prefetch;
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher};
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::{FuseLayout, Layout, XorLayout};
 use crate::table::{Table, mixed};
 use crate::{BinaryFuse, Xor};
+
+/// [`verify_checksum`] as a `Result`, for the views' methods.
+pub(crate) fn checksum_holds(bytes: &[u8]) -> Result<(), Error> {
+    if verify_checksum(bytes) {
+        Ok(())
+    } else {
+        Err(Error::corrupt(
+            "checksum mismatch: the bytes were altered after they were written",
+        ))
+    }
+}
 
 /// A table whose fingerprints are borrowed little-endian bytes:
 /// `fingerprints.len() == layout.slots() * size_of::<F>()`, so every
@@ -94,8 +104,12 @@ impl<'a, L: Layout, F: Fingerprint> TableRef<'a, L, F> {
         self.fingerprints.len() / size_of::<F>()
     }
 
+    /// As `Table::contains_hash`: no keys, no matches.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        if self.keys == 0 {
+            return false;
+        }
         let k = mixed(hash, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = self.fingerprints;
@@ -124,7 +138,7 @@ impl<'a, L: Layout, F: Fingerprint> TableRef<'a, L, F> {
 /// `$owned`.
 macro_rules! view_api {
     ($name:ident, $owned:ident, $layout:ty, $kind:ident) => {
-        impl<'a, F: Fingerprint> $name<'a, F, DefaultHashBuilder> {
+        impl<'a, F: Fingerprint> $name<'a, F, PortableHasher> {
             #[doc = concat!("Opens a view over bytes that [`", stringify!($owned), "::to_bytes`] wrote,")]
             /// with the default hasher, without copying the table. Reads
             /// the header and the lengths only; call
@@ -138,11 +152,11 @@ macro_rules! view_api {
             /// [`Error::HasherMismatch`] when the filter was built with a
             /// hasher that hashes differently.
             pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-                Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+                Self::from_bytes_with_hasher(bytes, PortableHasher::default())
             }
         }
 
-        impl<'a, F: Fingerprint, S: BuildHasher> $name<'a, F, S> {
+        impl<'a, F: Fingerprint, S: KeyHasher> $name<'a, F, S> {
             /// As [`from_bytes`]($name::from_bytes), to be queried with `hasher`.
             ///
             /// # Errors
@@ -164,20 +178,26 @@ macro_rules! view_api {
             /// [`Error::Corrupt`] when the bytes were altered after they
             /// were written.
             pub fn verify_checksum(&self) -> Result<(), Error> {
-                verify_checksum(self.bytes)
+                checksum_holds(self.bytes)
             }
 
             /// `false` means `item` was certainly not among the keys; `true`
             /// means it probably was. The same answer as the owned filter's.
             #[inline]
             pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_one(item))
+                self.contains_hash(self.hasher.hash_key(item))
             }
 
             /// As [`contains`](Self::contains) for a key's hash.
             #[inline]
             pub fn contains_hash(&self, hash: u64) -> bool {
                 self.table.contains_hash(hash)
+            }
+
+            /// Hints that the lookup of `hash` will read its three slots soon.
+            #[inline(always)]
+            pub(crate) fn prefetch_slots(&self, hash: u64) {
+                self.table.prefetch_hash(hash);
             }
 
             /// The number of distinct key hashes the filter was built from.
@@ -244,7 +264,7 @@ macro_rules! view_api {
             }
         }
 
-        impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for $name<'_, F, S> {
+        impl<T: Hash + ?Sized, F: Fingerprint, S: KeyHasher> Filter<T> for $name<'_, F, S> {
             #[inline]
             fn contains(&self, item: &T) -> bool {
                 $name::contains(self, item)
@@ -252,26 +272,6 @@ macro_rules! view_api {
 
             fn memory_bytes(&self) -> usize {
                 $name::memory_bytes(self)
-            }
-        }
-
-        impl<F: Fingerprint, S: BuildHasher> Lookahead for $name<'_, F, S> {
-            #[inline(always)]
-            fn prefetch_hash(&self, hash: u64) {
-                self.table.prefetch_hash(hash);
-            }
-
-            #[inline(always)]
-            fn lookup_hash(&self, hash: u64) -> bool {
-                self.table.contains_hash(hash)
-            }
-
-            fn worth_prefetching(&self) -> bool {
-                self.table.fingerprints.len() >= PREFETCH_MIN_BYTES
-            }
-
-            fn answers_in_chunks(&self) -> bool {
-                true
             }
         }
     };
@@ -296,17 +296,17 @@ macro_rules! view_api {
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct XorRef<'a, F: Fingerprint, S = DefaultHashBuilder> {
+pub struct XorRef<'a, F: Fingerprint, S = PortableHasher> {
     table: TableRef<'a, XorLayout, F>,
     bytes: &'a [u8],
     hasher: S,
 }
 
 /// A view of an [`Xor8`](crate::Xor8)'s bytes. See [`XorRef`].
-pub type Xor8Ref<'a, S = DefaultHashBuilder> = XorRef<'a, u8, S>;
+pub type Xor8Ref<'a, S = PortableHasher> = XorRef<'a, u8, S>;
 
 /// A view of an [`Xor16`](crate::Xor16)'s bytes. See [`XorRef`].
-pub type Xor16Ref<'a, S = DefaultHashBuilder> = XorRef<'a, u16, S>;
+pub type Xor16Ref<'a, S = PortableHasher> = XorRef<'a, u16, S>;
 
 /// A borrowed view of a [`BinaryFuse`] filter's bytes, queried in place: use
 /// the aliases [`BinaryFuse8Ref`] and [`BinaryFuse16Ref`].
@@ -331,17 +331,17 @@ pub type Xor16Ref<'a, S = DefaultHashBuilder> = XorRef<'a, u16, S>;
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct BinaryFuseRef<'a, F: Fingerprint, S = DefaultHashBuilder> {
+pub struct BinaryFuseRef<'a, F: Fingerprint, S = PortableHasher> {
     table: TableRef<'a, FuseLayout, F>,
     bytes: &'a [u8],
     hasher: S,
 }
 
 /// A view of a [`BinaryFuse8`](crate::BinaryFuse8)'s bytes. See [`BinaryFuseRef`].
-pub type BinaryFuse8Ref<'a, S = DefaultHashBuilder> = BinaryFuseRef<'a, u8, S>;
+pub type BinaryFuse8Ref<'a, S = PortableHasher> = BinaryFuseRef<'a, u8, S>;
 
 /// A view of a [`BinaryFuse16`](crate::BinaryFuse16)'s bytes. See [`BinaryFuseRef`].
-pub type BinaryFuse16Ref<'a, S = DefaultHashBuilder> = BinaryFuseRef<'a, u16, S>;
+pub type BinaryFuse16Ref<'a, S = PortableHasher> = BinaryFuseRef<'a, u16, S>;
 
 view_api!(XorRef, Xor, XorLayout, XOR_KIND);
 view_api!(BinaryFuseRef, BinaryFuse, FuseLayout, FUSE_KIND);
@@ -354,17 +354,14 @@ mod tests {
     fn a_view_reads_the_owned_table_at_any_alignment() {
         let hashes: Vec<u64> = (0..5000u64).map(filter_core::mix64).collect();
         let owned = Table::<FuseLayout, u16>::from_hashes(&hashes).unwrap();
-        let bytes = owned.to_bytes(
-            u16::FUSE_KIND,
-            &HasherProbe::of(&DefaultHashBuilder::default()),
-        );
+        let bytes = owned.to_bytes(u16::FUSE_KIND, &HasherProbe::of(&PortableHasher::default()));
         for shift in 0..3 {
             let mut shifted = vec![0xA5; shift];
             shifted.extend_from_slice(&bytes);
             let reader = ByteReader::open(
                 &shifted[shift..],
                 u16::FUSE_KIND,
-                &HasherProbe::of(&DefaultHashBuilder::default()),
+                &HasherProbe::of(&PortableHasher::default()),
             )
             .unwrap();
             let view = TableRef::<FuseLayout, u16>::read(reader).unwrap();

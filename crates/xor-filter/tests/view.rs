@@ -82,7 +82,7 @@ fn a_view_refuses_what_from_bytes_refuses_bar_the_checksum() {
     let x8 = Xor8::from_keys(&ks).unwrap().to_bytes();
     assert!(matches!(
         BinaryFuse8Ref::from_bytes(&x8),
-        Err(Error::Corrupt { .. })
+        Err(Error::WrongKind { .. })
     ));
     assert!(Xor16Ref::from_bytes(&x8).is_err());
     for len in (0..x8.len()).step_by(7) {

@@ -42,9 +42,11 @@
 mod bytes;
 mod view;
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe, mix64, reduce};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64, reduce};
+
+use filter_core::prefetch::prefetch;
 
 use crate::construct;
 use crate::fingerprint::Fingerprint;
@@ -129,14 +131,14 @@ pub(crate) struct Part {
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct BinaryFusePartition<F: Fingerprint, S = DefaultHashBuilder> {
+pub struct BinaryFusePartition<F: Fingerprint, S = PortableHasher> {
     index: usize,
     partitions: usize,
     table: Table<FuseLayout, F>,
     hasher: S,
 }
 
-impl<F: Fingerprint, S: BuildHasher> BinaryFusePartition<F, S> {
+impl<F: Fingerprint, S: KeyHasher> BinaryFusePartition<F, S> {
     /// Which partition this is.
     pub fn index(&self) -> usize {
         self.index
@@ -204,7 +206,7 @@ impl<F: Fingerprint, S: BuildHasher> BinaryFusePartition<F, S> {
     }
 }
 
-impl<F: Fingerprint> BinaryFusePartition<F, DefaultHashBuilder> {
+impl<F: Fingerprint> BinaryFusePartition<F, PortableHasher> {
     /// [`from_bytes_with_hasher`](Self::from_bytes_with_hasher) with the
     /// default hasher.
     ///
@@ -212,7 +214,7 @@ impl<F: Fingerprint> BinaryFusePartition<F, DefaultHashBuilder> {
     ///
     /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
@@ -253,7 +255,7 @@ impl<F: Fingerprint> BinaryFusePartition<F, DefaultHashBuilder> {
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct PartitionedBinaryFuse<F: Fingerprint, S = DefaultHashBuilder> {
+pub struct PartitionedBinaryFuse<F: Fingerprint, S = PortableHasher> {
     parts: Vec<Part>,
     keys: usize,
     fingerprints: Vec<F>,
@@ -262,13 +264,13 @@ pub struct PartitionedBinaryFuse<F: Fingerprint, S = DefaultHashBuilder> {
 
 /// A partitioned binary fuse filter with 8-bit fingerprints (2^-8, about
 /// 9.0 bits per key). See [`PartitionedBinaryFuse`].
-pub type PartitionedBinaryFuse8<S = DefaultHashBuilder> = PartitionedBinaryFuse<u8, S>;
+pub type PartitionedBinaryFuse8<S = PortableHasher> = PartitionedBinaryFuse<u8, S>;
 
 /// A partitioned binary fuse filter with 16-bit fingerprints (2^-16, about
 /// 18.1 bits per key). See [`PartitionedBinaryFuse`].
-pub type PartitionedBinaryFuse16<S = DefaultHashBuilder> = PartitionedBinaryFuse<u16, S>;
+pub type PartitionedBinaryFuse16<S = PortableHasher> = PartitionedBinaryFuse<u16, S>;
 
-impl<F: Fingerprint> PartitionedBinaryFuse<F, DefaultHashBuilder> {
+impl<F: Fingerprint> PartitionedBinaryFuse<F, PortableHasher> {
     /// Builds the filter from `keys` in `partitions` partitions, hashed with
     /// the default hasher. Duplicates are fine.
     ///
@@ -279,7 +281,7 @@ impl<F: Fingerprint> PartitionedBinaryFuse<F, DefaultHashBuilder> {
     /// [`MAX_KEYS`](crate::MAX_KEYS) keys; [`Error::ConstructionFailed`] as
     /// for [`BinaryFuse::from_keys`](crate::BinaryFuse::from_keys).
     pub fn from_keys<T: Hash>(keys: &[T], partitions: usize) -> Result<Self, Error> {
-        Self::from_keys_with_hasher(keys, partitions, DefaultHashBuilder::default())
+        Self::from_keys_with_hasher(keys, partitions, PortableHasher::default())
     }
 
     /// Builds the filter from pre-hashed keys (see
@@ -289,7 +291,7 @@ impl<F: Fingerprint> PartitionedBinaryFuse<F, DefaultHashBuilder> {
     ///
     /// As [`from_keys`](Self::from_keys).
     pub fn from_hashes(hashes: &[u64], partitions: usize) -> Result<Self, Error> {
-        Self::from_hashes_with_hasher(hashes, partitions, DefaultHashBuilder::default())
+        Self::from_hashes_with_hasher(hashes, partitions, PortableHasher::default())
     }
 
     /// Builds partition `index` of `partitions` from the hashes of the
@@ -306,7 +308,7 @@ impl<F: Fingerprint> PartitionedBinaryFuse<F, DefaultHashBuilder> {
         partitions: usize,
         hashes: impl IntoIterator<Item = u64>,
     ) -> Result<BinaryFusePartition<F>, Error> {
-        Self::build_partition_with_hasher(index, partitions, hashes, DefaultHashBuilder::default())
+        Self::build_partition_with_hasher(index, partitions, hashes, PortableHasher::default())
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes) with the
@@ -319,11 +321,11 @@ impl<F: Fingerprint> PartitionedBinaryFuse<F, DefaultHashBuilder> {
     /// [`Error::HasherMismatch`] for a filter built with a hasher that
     /// hashes differently.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<F: Fingerprint, S: BuildHasher> PartitionedBinaryFuse<F, S> {
+impl<F: Fingerprint, S: KeyHasher> PartitionedBinaryFuse<F, S> {
     /// Builds the filter from `keys`, hashed with `hasher`.
     ///
     /// # Errors
@@ -342,7 +344,7 @@ impl<F: Fingerprint, S: BuildHasher> PartitionedBinaryFuse<F, S> {
                 "small enough that their 64-bit hashes can be allocated",
             )
         })?;
-        hashes.extend(keys.iter().map(|key| hasher.hash_one(key)));
+        hashes.extend(keys.iter().map(|key| hasher.hash_key(key)));
         Self::from_hashes_with_hasher(&hashes, partitions, hasher)
     }
 
@@ -502,17 +504,29 @@ impl<F: Fingerprint, S: BuildHasher> PartitionedBinaryFuse<F, S> {
     /// it probably was.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_hash(self.hasher.hash_key(item))
     }
 
     /// As [`contains`](Self::contains) for a key's hash.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let part = &self.parts[partition_of_hash(hash, self.parts.len())];
+        if part.keys == 0 {
+            return false;
+        }
         let k = mixed(hash, part.seed);
         let [a, b, c] = part.layout.positions(k);
         let t = &self.fingerprints[part.start..part.end];
         F::from_hash(k) ^ t[a] ^ t[b] ^ t[c] == F::default()
+    }
+
+    /// Hints that the lookup of `hash` will read its three slots soon.
+    #[inline(always)]
+    pub(crate) fn prefetch_slots(&self, hash: u64) {
+        let part = &self.parts[partition_of_hash(hash, self.parts.len())];
+        for position in part.layout.positions(mixed(hash, part.seed)) {
+            prefetch(&self.fingerprints, part.start + position);
+        }
     }
 
     /// The number of distinct key hashes the filter was built from.
@@ -575,7 +589,7 @@ impl<F: Fingerprint, S> std::fmt::Debug for PartitionedBinaryFuse<F, S> {
 
 /// Equal when the tables and partition records are equal and the hashers
 /// hash alike: then `to_bytes` is equal too.
-impl<F: Fingerprint, S: BuildHasher> PartialEq for PartitionedBinaryFuse<F, S> {
+impl<F: Fingerprint, S: KeyHasher> PartialEq for PartitionedBinaryFuse<F, S> {
     fn eq(&self, other: &Self) -> bool {
         self.parts == other.parts
             && self.keys == other.keys
@@ -584,9 +598,9 @@ impl<F: Fingerprint, S: BuildHasher> PartialEq for PartitionedBinaryFuse<F, S> {
     }
 }
 
-impl<F: Fingerprint, S: BuildHasher> Eq for PartitionedBinaryFuse<F, S> {}
+impl<F: Fingerprint, S: KeyHasher> Eq for PartitionedBinaryFuse<F, S> {}
 
-impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for PartitionedBinaryFuse<F, S> {
+impl<T: Hash + ?Sized, F: Fingerprint, S: KeyHasher> Filter<T> for PartitionedBinaryFuse<F, S> {
     #[inline]
     fn contains(&self, item: &T) -> bool {
         PartitionedBinaryFuse::contains(self, item)

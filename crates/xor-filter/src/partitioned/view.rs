@@ -3,16 +3,17 @@
 //! on opening, the checksum on request, safe byte-wise reads). Opening also
 //! reads the partition records, 40 bytes each.
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::marker::PhantomData;
 
-use filter_core::format::verify_checksum;
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe};
+use filter_core::prefetch::prefetch;
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher};
 
 use super::{Part, PartitionedBinaryFuse, bytes, partition_of_hash};
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
 use crate::table::mixed;
+use crate::view::checksum_holds;
 
 /// A borrowed view of a [`PartitionedBinaryFuse`]'s bytes: use the aliases
 /// [`PartitionedBinaryFuse8Ref`] and [`PartitionedBinaryFuse16Ref`].
@@ -33,7 +34,7 @@ use crate::table::mixed;
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct PartitionedBinaryFuseRef<'a, F: Fingerprint, S = DefaultHashBuilder> {
+pub struct PartitionedBinaryFuseRef<'a, F: Fingerprint, S = PortableHasher> {
     parts: Vec<Part>,
     keys: usize,
     fingerprints: &'a [u8],
@@ -44,15 +45,13 @@ pub struct PartitionedBinaryFuseRef<'a, F: Fingerprint, S = DefaultHashBuilder> 
 
 /// A view of a [`PartitionedBinaryFuse8`](crate::PartitionedBinaryFuse8)'s
 /// bytes. See [`PartitionedBinaryFuseRef`].
-pub type PartitionedBinaryFuse8Ref<'a, S = DefaultHashBuilder> =
-    PartitionedBinaryFuseRef<'a, u8, S>;
+pub type PartitionedBinaryFuse8Ref<'a, S = PortableHasher> = PartitionedBinaryFuseRef<'a, u8, S>;
 
 /// A view of a [`PartitionedBinaryFuse16`](crate::PartitionedBinaryFuse16)'s
 /// bytes. See [`PartitionedBinaryFuseRef`].
-pub type PartitionedBinaryFuse16Ref<'a, S = DefaultHashBuilder> =
-    PartitionedBinaryFuseRef<'a, u16, S>;
+pub type PartitionedBinaryFuse16Ref<'a, S = PortableHasher> = PartitionedBinaryFuseRef<'a, u16, S>;
 
-impl<'a, F: Fingerprint> PartitionedBinaryFuseRef<'a, F, DefaultHashBuilder> {
+impl<'a, F: Fingerprint> PartitionedBinaryFuseRef<'a, F, PortableHasher> {
     /// Opens a view over bytes that [`PartitionedBinaryFuse::to_bytes`]
     /// wrote, with the default hasher, without reading the table.
     ///
@@ -61,11 +60,11 @@ impl<'a, F: Fingerprint> PartitionedBinaryFuseRef<'a, F, DefaultHashBuilder> {
     /// As [`PartitionedBinaryFuse::from_bytes`], except that the checksum
     /// is not checked (see [`verify_checksum`](Self::verify_checksum)).
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<'a, F: Fingerprint, S: BuildHasher> PartitionedBinaryFuseRef<'a, F, S> {
+impl<'a, F: Fingerprint, S: KeyHasher> PartitionedBinaryFuseRef<'a, F, S> {
     /// As [`from_bytes`](PartitionedBinaryFuseRef::from_bytes), to be
     /// queried with `hasher`.
     ///
@@ -90,25 +89,37 @@ impl<'a, F: Fingerprint, S: BuildHasher> PartitionedBinaryFuseRef<'a, F, S> {
     ///
     /// [`Error::Corrupt`] when the bytes were altered after they were written.
     pub fn verify_checksum(&self) -> Result<(), Error> {
-        verify_checksum(self.bytes)
+        checksum_holds(self.bytes)
     }
 
     /// `false` means `item` was certainly not among the keys; `true` means
     /// it probably was. The same answer as the owned filter's.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_hash(self.hasher.hash_key(item))
     }
 
     /// As [`contains`](Self::contains) for a key's hash.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let part = &self.parts[partition_of_hash(hash, self.parts.len())];
+        if part.keys == 0 {
+            return false;
+        }
         let k = mixed(hash, part.seed);
         let [a, b, c] = part.layout.positions(k);
         let w = size_of::<F>();
         let t = &self.fingerprints[part.start * w..part.end * w];
         F::from_hash(k) ^ F::load_le(t, a) ^ F::load_le(t, b) ^ F::load_le(t, c) == F::default()
+    }
+
+    /// Hints that the lookup of `hash` will read its three slots soon.
+    #[inline(always)]
+    pub(crate) fn prefetch_slots(&self, hash: u64) {
+        let part = &self.parts[partition_of_hash(hash, self.parts.len())];
+        for position in part.layout.positions(mixed(hash, part.seed)) {
+            prefetch(&self.fingerprints, (part.start + position) * size_of::<F>());
+        }
     }
 
     /// The number of distinct key hashes the filter was built from.
@@ -160,7 +171,7 @@ impl<'a, F: Fingerprint, S: BuildHasher> PartitionedBinaryFuseRef<'a, F, S> {
     }
 }
 
-impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T>
+impl<T: Hash + ?Sized, F: Fingerprint, S: KeyHasher> Filter<T>
     for PartitionedBinaryFuseRef<'_, F, S>
 {
     #[inline]
