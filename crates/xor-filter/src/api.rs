@@ -42,18 +42,50 @@ macro_rules! static_filter_api {
             ///
             /// # Errors
             ///
-            /// [`Error::Corrupt`] for anything malformed: a checksum mismatch
-            /// for truncated, altered or extended bytes (the slice must be
-            /// exactly what `to_bytes` returned), and a message naming the
-            /// field for a wrong kind or parameters inconsistent with the key
-            /// count; [`Error::HasherMismatch`] when the filter was built with
-            /// a hasher that hashes differently.
+            /// [`Error::WrongKind`] for valid bytes of another filter;
+            /// [`Error::HasherMismatch`] when the filter was built with a
+            /// hasher that hashes differently; [`Error::Corrupt`] for
+            /// anything malformed: a checksum mismatch for truncated, altered
+            /// or extended bytes (the slice must be exactly what `to_bytes`
+            /// returned), and a message naming the field for parameters
+            /// inconsistent with the key count.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
                 Self::from_bytes_with_hasher(bytes, PortableHasher::default())
             }
         }
 
         impl<F: Fingerprint, S: KeyHasher> $name<F, S> {
+            /// `false` means `item` was certainly not among the keys; `true`
+            /// means it probably was.
+            #[inline]
+            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+                self.contains_hash(self.hasher.hash_key(item))
+            }
+
+            /// As [`contains`](Self::contains) for a key's hash (the filter's
+            /// hasher is not used).
+            #[inline]
+            pub fn contains_hash(&self, hash: u64) -> bool {
+                self.table.contains_hash(hash)
+            }
+
+            /// The number of distinct key hashes the filter was built from.
+            pub fn len(&self) -> usize {
+                self.table.keys
+            }
+
+            /// Whether the filter was built from no keys (it then answers
+            /// `false` for every key).
+            pub fn is_empty(&self) -> bool {
+                self.table.keys == 0
+            }
+
+            /// Serializes the filter (layout in `docs/format-xor-filter.md`).
+            pub fn to_bytes(&self) -> Vec<u8> {
+                self.table
+                    .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
+            }
+
             /// Builds the filter from `keys`, hashed with `hasher`.
             ///
             /// # Errors
@@ -96,37 +128,6 @@ macro_rules! static_filter_api {
                 Ok($name { table, hasher })
             }
 
-            /// `false` means `item` was certainly not among the keys; `true`
-            /// means it probably was.
-            #[inline]
-            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_key(item))
-            }
-
-            /// As [`contains`](Self::contains) for a key's hash (the filter's
-            /// hasher is not used).
-            #[inline]
-            pub fn contains_hash(&self, hash: u64) -> bool {
-                self.table.contains_hash(hash)
-            }
-
-            /// Hints that the lookup of `hash` will read its three slots soon.
-            #[inline(always)]
-            pub(crate) fn prefetch_slots(&self, hash: u64) {
-                self.table.prefetch_hash(hash);
-            }
-
-            /// The number of distinct key hashes the filter was built from.
-            pub fn len(&self) -> usize {
-                self.table.keys
-            }
-
-            /// Whether the filter was built from no keys (it then reports
-            /// false positives at the usual rate, and nothing else).
-            pub fn is_empty(&self) -> bool {
-                self.table.keys == 0
-            }
-
             /// The bytes of the fingerprint table.
             pub fn memory_bytes(&self) -> usize {
                 self.table.memory_bytes()
@@ -154,10 +155,10 @@ macro_rules! static_filter_api {
                 &self.hasher
             }
 
-            /// Serializes the filter (layout in `docs/format-xor-filter.md`).
-            pub fn to_bytes(&self) -> Vec<u8> {
-                self.table
-                    .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
+            /// Hints that the lookup of `hash` will read its three slots soon.
+            #[inline(always)]
+            pub(crate) fn prefetch_slots(&self, hash: u64) {
+                self.table.prefetch_hash(hash);
             }
         }
 

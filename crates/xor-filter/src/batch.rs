@@ -1,4 +1,4 @@
-//! Batched lookups ([`BatchContains`](filter_core::BatchContains)) for
+//! Batched lookups ([`BatchContains`]) for
 //! every type of the crate, owned and borrowed: the three slots a key's
 //! lookup will read are prefetched 32 keys ahead (see
 //! [`filter_core::batch`]) in tables of 8 MiB or more, and on CPUs with

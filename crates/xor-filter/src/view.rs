@@ -280,8 +280,8 @@ macro_rules! view_api {
 /// A borrowed view of an [`Xor`] filter's bytes, queried in place: use the
 /// aliases [`Xor8Ref`] and [`Xor16Ref`].
 ///
-/// Opening reads the header only (see the [module docs](self) for what is
-/// checked); lookups answer exactly as the owned filter's.
+/// Opening reads the header only (header, layout and table length, checked as
+/// `from_bytes` checks them; the checksum is [`verify_checksum`](Self::verify_checksum)); lookups answer exactly as the owned filter's.
 ///
 /// # Examples
 ///
@@ -311,8 +311,8 @@ pub type Xor16Ref<'a, S = PortableHasher> = XorRef<'a, u16, S>;
 /// A borrowed view of a [`BinaryFuse`] filter's bytes, queried in place: use
 /// the aliases [`BinaryFuse8Ref`] and [`BinaryFuse16Ref`].
 ///
-/// Opening reads the header only (see the [module docs](self) for what is
-/// checked), so a filter of gigabytes in a memory-mapped file opens in
+/// Opening reads the header only (header, layout and table length, checked as
+/// `from_bytes` checks them; the checksum is [`verify_checksum`](Self::verify_checksum)), so a filter of gigabytes in a memory-mapped file opens in
 /// microseconds; lookups answer exactly as the owned filter's.
 ///
 /// # Examples
@@ -349,6 +349,7 @@ view_api!(BinaryFuseRef, BinaryFuse, FuseLayout, FUSE_KIND);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::sealed::Width;
 
     #[test]
     fn a_view_reads_the_owned_table_at_any_alignment() {

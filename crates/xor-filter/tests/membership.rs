@@ -276,7 +276,7 @@ fn a_filter_of_no_keys_answers_false_for_every_key() {
 fn custom_hasher_round_trip() {
     let ks = keys::members(5, 1000);
     let hasher = PortableHasher::with_seed(99);
-    let f = Xor8::from_keys_with_hasher(&ks, hasher.clone()).unwrap();
+    let f = Xor8::from_keys_with_hasher(&ks, hasher).unwrap();
     assert!(ks.iter().all(|k| f.contains(k)));
     let loaded = Xor8::from_bytes_with_hasher(&f.to_bytes(), hasher).unwrap();
     assert!(ks.iter().all(|k| loaded.contains(k)));

@@ -11,11 +11,11 @@
 //!
 //! Design decisions:
 //!
-//! - **Its own type and format kind, not a [`BinaryFuse`] whose table is the
+//! - **Its own type and format kind, not a [`BinaryFuse`](crate::BinaryFuse) whose table is the
 //!   concatenation.** Each partition has its own seed and layout; the lookup
 //!   first picks the partition (one more multiply-mix, and one read of a
 //!   small array of partition records, in cache), then reads its three
-//!   slots. Folding that step into every [`BinaryFuse`] would slow the common,
+//!   slots. Folding that step into every [`BinaryFuse`](crate::BinaryFuse) would slow the common,
 //!   single-table lookup for the sake of builds that need it; a separate
 //!   type keeps the common one as it is. Partitions add at most one segment
 //!   of rounding each: for partitions of 10^6 keys or more, under 0.3 % of
@@ -226,7 +226,7 @@ impl<F: Fingerprint> BinaryFusePartition<F, PortableHasher> {
 /// slots xor to its fingerprint: the same false-positive rate as
 /// [`BinaryFuse`](crate::BinaryFuse) (2^-8 or 2^-16) and the same bits per
 /// key within a fraction of a percent, built in a fraction of the memory
-/// (see the [module docs](self)), as long as each partition holds 10^6 keys
+/// (see the [crate docs](crate#design-decisions)), as long as each partition holds 10^6 keys
 /// or more (smaller ones pay a small set's larger size factor, as a
 /// [`BinaryFuse`](crate::BinaryFuse) of that size does). Build in-process with
 /// [`from_hashes`](Self::from_hashes), or one partition at a time anywhere

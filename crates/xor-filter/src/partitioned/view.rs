@@ -118,7 +118,7 @@ impl<'a, F: Fingerprint, S: KeyHasher> PartitionedBinaryFuseRef<'a, F, S> {
     pub(crate) fn prefetch_slots(&self, hash: u64) {
         let part = &self.parts[partition_of_hash(hash, self.parts.len())];
         for position in part.layout.positions(mixed(hash, part.seed)) {
-            prefetch(&self.fingerprints, (part.start + position) * size_of::<F>());
+            prefetch(self.fingerprints, (part.start + position) * size_of::<F>());
         }
     }
 
