@@ -82,10 +82,13 @@ pub enum FilterKind {
     Quotient = 13,
     /// `xor_filter::Ribbon`.
     Ribbon = 14,
+    /// `xor_filter::PartitionedBinaryFuse8` and `PartitionedBinaryFuse16`
+    /// (the width is a field of the body), whole or one partition.
+    PartitionedBinaryFuse = 15,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 14] = [
+    const ALL: [FilterKind; 15] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -100,6 +103,7 @@ impl FilterKind {
         FilterKind::DLeftCountingBloom,
         FilterKind::Quotient,
         FilterKind::Ribbon,
+        FilterKind::PartitionedBinaryFuse,
     ];
 
     /// The kind with this format number, if any.
@@ -124,6 +128,7 @@ impl FilterKind {
             FilterKind::DLeftCountingBloom => "DLeftCountingBloomFilter",
             FilterKind::Quotient => "QuotientFilter",
             FilterKind::Ribbon => "Ribbon",
+            FilterKind::PartitionedBinaryFuse => "PartitionedBinaryFuse",
         }
     }
 }
@@ -278,6 +283,34 @@ impl<'a> ByteReader<'a> {
         Ok((header, HasherProbe(stored_probe)))
     }
 
+    /// As [`open`](Self::open) without the checksum: [`check_header`](Self::check_header),
+    /// the probe, and a reader over the body, at a cost independent of the
+    /// body's length. For views, which leave the checksum to
+    /// [`verify_checksum`].
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), but altered bytes whose header is still
+    /// valid are not detected.
+    pub fn open_unverified(
+        bytes: &'a [u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+    ) -> Result<Self, Error> {
+        Self::check_header(bytes, kind)?;
+        let mut header = ByteReader {
+            body: &bytes[12..bytes.len() - CHECKSUM_BYTES],
+        };
+        let mut stored_probe = [0u64; 4];
+        for word in &mut stored_probe {
+            *word = header.u64("hasher probe")?;
+        }
+        if HasherProbe(stored_probe) != *probe {
+            return Err(Error::HasherMismatch);
+        }
+        Ok(header)
+    }
+
     /// Checks length, magic, version, checksum, kind and flags; returns the
     /// reader positioned at the probe.
     fn open_any(bytes: &'a [u8], kind: FilterKind) -> Result<(Self, ()), Error> {
@@ -424,6 +457,16 @@ impl<'a> ByteReader<'a> {
                 ))
             })?;
         self.take(len, field)
+    }
+
+    /// Reads a u64 element count and returns, borrowed, the `count × width`
+    /// bytes of the elements that follow (a view's table).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming `field` when the count exceeds the bytes left.
+    pub fn borrow_array(&mut self, width: usize, field: &str) -> Result<&'a [u8], Error> {
+        self.array_bytes(width, field)
     }
 
     /// Reads a u64 element count and that many bytes.
