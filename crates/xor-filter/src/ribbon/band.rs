@@ -160,12 +160,7 @@ pub(crate) fn build(hashes: &[u64], shape: Shape) -> Result<Solution, Error> {
         if let Some(keys) = banded {
             drop(sorted);
             let words = solve(&band, shape)?;
-            return Ok(Solution {
-                shape,
-                seed,
-                keys,
-                words,
-            });
+            return Ok(Solution::new(shape, seed, keys, words));
         }
     }
     Err(Error::ConstructionFailed {
@@ -206,7 +201,7 @@ fn sort_by_start(hashes: &[u64], seed: u64, out: &mut [u64]) {
 /// Back substitution: the solution words of every column, from the last
 /// slot down.
 fn solve(band: &Band, shape: Shape) -> Result<Vec<u128>, Error> {
-    let mut words: Vec<u128> = zeroed_vec(shape.words(), "slots")?;
+    let mut words: Vec<u128> = zeroed_vec(shape.words() + super::solution::PAD, "slots")?;
     let columns = shape.max_columns() as usize;
     // `window[j]` holds the solution bits of column `j` for the 128 slots
     // from the current one up: bit `k` is slot `current + k`.

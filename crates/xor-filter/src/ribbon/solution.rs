@@ -18,23 +18,41 @@ use super::row;
 use super::shape::{BAND, Shape};
 
 /// The filter's state: the shape, the construction's seed and the words.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Solution {
     pub(crate) shape: Shape,
     /// The construction attempt's seed, added to each hash before mixing.
     pub(crate) seed: u64,
     /// The number of distinct key hashes the filter was built from.
     pub(crate) keys: usize,
-    /// `shape.words()` words.
+    /// `shape.words()` words, then [`PAD`] zero words that no key's
+    /// equation covers (the AVX2 lookup reads whole steps of columns).
     pub(crate) words: Vec<u128>,
+    /// Whether lookups may use AVX2: detected once, when the solution is
+    /// made, so that a lookup tests a field instead of the CPU.
+    avx2: bool,
 }
+
+/// Zero words after the last block's: the widest AVX2 read past a block's
+/// successor's first word, `MAX_COLUMNS.next_multiple_of(STEP)`.
+pub(crate) const PAD: usize = 32;
+
+/// Equal solutions have equal shapes, seeds, key counts and words (the
+/// CPU a lookup runs on is no part of the filter).
+impl PartialEq for Solution {
+    fn eq(&self, other: &Self) -> bool {
+        (self.shape, self.seed, self.keys) == (other.shape, other.seed, other.keys)
+            && self.words == other.words
+    }
+}
+
+impl Eq for Solution {}
 
 /// Whether the bits of the `here.len()` columns equal the low bits of
 /// `fingerprint`, one parity per column, stopping at the first that
 /// differs: a key not in the set is turned away after two columns on
 /// average, while a member pays for all of them. (Without SIMD, one parity
 /// per column costs enough that stopping early pays.)
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
 fn matches_portable(
     here: &[u128],
@@ -54,9 +72,53 @@ fn matches_portable(
 }
 
 impl Solution {
+    /// The solution of `keys` distinct keys in `shape` under `seed`.
+    pub(crate) fn new(shape: Shape, seed: u64, keys: usize, mut words: Vec<u128>) -> Self {
+        // A no-op for callers that allocated the padding already.
+        words.resize(shape.words() + PAD, 0);
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        Solution {
+            shape,
+            seed,
+            keys,
+            words,
+            avx2,
+        }
+    }
+
     /// Whether the key of mixed hash `mixed` may be in the set.
     #[inline]
+    #[allow(unsafe_code)]
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is true only when the CPU has AVX2 (`new`).
+            return unsafe { self.contains_avx2(mixed) };
+        }
+        self.lookup::<false>(mixed)
+    }
+
+    /// [`lookup`](Self::lookup) compiled for AVX2.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
+    unsafe fn contains_avx2(&self, mixed: u64) -> bool {
+        self.lookup::<true>(mixed)
+    }
+
+    /// The lookup: with `AVX2` (only ever true in an AVX2 function) the
+    /// columns are evaluated by `simd::matches`, otherwise one at a time.
+    /// Both give the same answer for every key.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn lookup<const AVX2: bool>(&self, mixed: u64) -> bool {
         let h = row::equation_hash(mixed, self.seed);
         let shape = &self.shape;
         let s = row::start(h, shape.starts());
@@ -68,25 +130,28 @@ impl Solution {
         let high = (coefficients >> 1) >> (127 - offset);
         let columns = shape.columns_of(block) as usize;
         let first = shape.first_word(block);
+        let next = first + columns;
+        let fingerprint = row::fingerprint(h);
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            debug_assert!(next + columns.next_multiple_of(super::simd::STEP) <= self.words.len());
+            // SAFETY: this function runs inside `contains_avx2`, so the
+            // CPU has AVX2. `block < shape.blocks` (the start is below
+            // `starts`), so `next` is at most `shape.words()`, and the
+            // kernel reads at most `next + MAX_COLUMNS` words, inside the
+            // `shape.words() + PAD` words `new` made `words` hold; `first`
+            // is below `words.len()`, so the pointer is in bounds.
+            return unsafe {
+                super::simd::matches(self.words.as_ptr().add(first), columns, low, high, fingerprint)
+            };
+        }
         // The last block has no successor; its keys have offset 0 (the
         // band starts below `blocks · 128 − 127`), so `high` is 0 and any
         // word will do: read block `block` again.
-        let next = if block + 1 < shape.blocks {
-            first + columns
-        } else {
-            first
-        };
-        let fingerprint = row::fingerprint(h);
+        let next = if block + 1 < shape.blocks { next } else { first };
         let here = &self.words[first..first + columns];
         let there = &self.words[next..next + columns];
-        #[cfg(target_arch = "x86_64")]
-        {
-            super::simd::matches(here, there, low, high, fingerprint)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            matches_portable(here, there, low, high, fingerprint)
-        }
+        matches_portable(here, there, low, high, fingerprint)
     }
 
     /// Hints that the lookup of mixed hash `mixed` will read its words
@@ -109,7 +174,7 @@ impl Solution {
 
     /// The bytes of the solution words.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.words.len() * size_of::<u128>()
+        self.shape.words() * size_of::<u128>()
     }
 }
 
@@ -124,7 +189,7 @@ impl Solution {
         w.u32(self.shape.columns);
         w.u64(self.shape.upper_start as u64);
         let halves: Vec<u64> = self
-            .words
+            .words[..self.shape.words()]
             .iter()
             .flat_map(|&word| [word as u64, (word >> 64) as u64])
             .collect();
@@ -171,16 +236,16 @@ impl Solution {
             )));
         }
         r.finish()?;
-        let words = halves
-            .chunks_exact(2)
-            .map(|pair| u128::from(pair[0]) | (u128::from(pair[1]) << 64))
-            .collect();
-        Ok(Solution {
-            shape,
-            seed,
-            keys,
-            words,
-        })
+        let mut words = Vec::new();
+        words.try_reserve_exact(shape.words() + PAD).map_err(|_| {
+            Error::corrupt(format_args!("{} words cannot be allocated", shape.words()))
+        })?;
+        words.extend(
+            halves
+                .chunks_exact(2)
+                .map(|pair| u128::from(pair[0]) | (u128::from(pair[1]) << 64)),
+        );
+        Ok(Solution::new(shape, seed, keys, words))
     }
 }
 
@@ -188,17 +253,28 @@ impl Solution {
 mod tests {
     use super::*;
 
-    /// The SSE2 lookup and the portable one agree on every column count.
+    /// The AVX2 lookup and the portable one agree on every column count.
     #[test]
+    #[allow(unsafe_code)]
     fn simd_and_portable_columns_agree() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
         let word =
             |i: u64| (u128::from(filter_core::mix64(i)) << 64) | u128::from(filter_core::mix64(!i));
-        let words: Vec<u128> = (0..64).map(word).collect();
-        for trial in 0..2000u64 {
+        let words: Vec<u128> = (0..80).map(word).collect();
+        for trial in 0..4000u64 {
             let columns = 1 + (trial % 32) as usize;
             let (low, high) = (word(trial + 100), word(trial + 200));
             let here = &words[..columns];
-            let there = &words[32..32 + columns];
+            let there = &words[columns..2 * columns];
+            let simd = |fingerprint| {
+                // SAFETY: the CPU has AVX2 (checked above), and `words`
+                // holds 80 >= 32 + 32 words.
+                unsafe {
+                    super::super::simd::matches(words.as_ptr(), columns, low, high, fingerprint)
+                }
+            };
             // A fingerprint that matches, then one wrong bit at a time.
             let mut fingerprint = 0u64;
             for j in 0..columns {
@@ -207,16 +283,10 @@ mod tests {
             }
             fingerprint |= word(trial) as u64 & !((1u64 << columns) - 1);
             assert!(matches_portable(here, there, low, high, fingerprint));
-            assert!(super::super::simd::matches(
-                here,
-                there,
-                low,
-                high,
-                fingerprint
-            ));
+            assert!(simd(fingerprint));
             let wrong = fingerprint ^ (1 << (trial as usize % columns));
             assert!(!matches_portable(here, there, low, high, wrong));
-            assert!(!super::super::simd::matches(here, there, low, high, wrong));
+            assert!(!simd(wrong));
         }
     }
 }
