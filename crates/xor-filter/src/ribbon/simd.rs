@@ -54,7 +54,8 @@ pub(crate) unsafe fn matches(
     // caller's contract. The unaligned loads have no alignment requirement.
     unsafe {
         let blocks = [first, first.add(second), first.add(third)];
-        let c = coefficients.map(|c| _mm256_set1_epi64x(c as i64));
+        // The same 64 bits in each lane.
+        let c = coefficients.map(|c| _mm256_set1_epi64x(i64::from_ne_bytes(c.to_ne_bytes())));
         let step = |base: usize| -> u64 {
             let four = |at: usize| -> __m256i {
                 let x =

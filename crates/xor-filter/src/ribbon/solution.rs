@@ -295,11 +295,11 @@ mod tests {
             };
             // A fingerprint that matches, then one wrong bit at a time.
             let mut fingerprint = 0u64;
-            for j in 0..columns {
-                let x = (coefficients[0] & blocks[0][j])
-                    ^ (coefficients[1] & blocks[1][j])
-                    ^ (coefficients[2] & blocks[2][j]);
-                fingerprint |= u64::from(x.count_ones() & 1) << j;
+            for (j, ((&a, &b), &c)) in blocks[0].iter().zip(blocks[1]).zip(blocks[2]).enumerate() {
+                if j < columns {
+                    let x = (coefficients[0] & a) ^ (coefficients[1] & b) ^ (coefficients[2] & c);
+                    fingerprint |= u64::from(x.count_ones() & 1) << j;
+                }
             }
             fingerprint |= c(3) & !((1u64 << columns) - 1);
             assert!(matches_portable(blocks, columns, coefficients, fingerprint));
