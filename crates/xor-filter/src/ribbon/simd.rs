@@ -1,5 +1,6 @@
-//! The lookup's column parities with AVX2, eight columns per step, chosen
-//! at run time (`Solution::new` detects the CPU feature once).
+//! The lookup's column parities with AVX2, eight columns per step (four in
+//! a half step), chosen at run time (`Solution::new` detects the CPU
+//! feature once).
 //!
 //! A column's bit is the parity of the band's three coefficient words
 //! and-ed with the column's words of the three blocks the band covers. One
@@ -9,15 +10,18 @@
 //! per column, packed into eight 32-bit lanes, and five shift-and-xor
 //! steps leave each lane's parity in its top bit, which one `movmskps`
 //! gathers: about 30 instructions for eight columns, the whole of a lookup
-//! at 1 % in one step, with no branch on the data. A lookup's cost is
+//! at 1 % in one step, with no branch on the data. Four columns fold in
+//! their own 64-bit lanes and `movmskpd` gathers them: a half step, for
+//! the last few columns of a lookup (the tenth of a lookup at 0.1 %). A lookup's cost is
 //! mostly instructions while the table is in cache, and the fewer it has,
 //! the more lookups the CPU keeps in flight while it is not.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
-    __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_loadu_si256,
-    _mm256_movemask_ps, _mm256_permutevar8x32_epi32, _mm256_set_epi32, _mm256_set1_epi64x,
-    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srli_epi64, _mm256_xor_si256,
+    __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_pd, _mm256_castsi256_ps,
+    _mm256_loadu_si256, _mm256_movemask_pd, _mm256_movemask_ps, _mm256_permutevar8x32_epi32,
+    _mm256_set_epi32, _mm256_set1_epi64x, _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_slli_epi64,
+    _mm256_srli_epi64, _mm256_xor_si256,
 };
 
 /// Columns per step.
@@ -56,23 +60,53 @@ pub(crate) unsafe fn matches(
         let blocks = [first, first.add(second), first.add(third)];
         // The same 64 bits in each lane.
         let c = coefficients.map(|c| _mm256_set1_epi64x(i64::from_ne_bytes(c.to_ne_bytes())));
-        let step = |base: usize| -> u64 {
-            let four = |at: usize| -> __m256i {
-                let x =
-                    |k: usize| _mm256_and_si256(_mm256_loadu_si256(blocks[k].add(at).cast()), c[k]);
-                _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), x(2))
-            };
-            u64::from(parities8(four(base), four(base + 4)))
+        let four = |at: usize| -> __m256i {
+            let x = |k: usize| _mm256_and_si256(_mm256_loadu_si256(blocks[k].add(at).cast()), c[k]);
+            _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), x(2))
         };
-        // One step serves every rate down to 2^-8 (and 1 %); lower rates
-        // loop.
-        let mut bits = step(0);
-        let mut base = STEP;
-        while base < columns {
+        let step = |base: usize| u64::from(parities8(four(base), four(base + 4)));
+        let half = |base: usize| u64::from(parities4(four(base)));
+        // One step serves the rates down to 2^-8 (1 % among them), a half
+        // step those down to 2^-4; lower rates take more steps, and a half
+        // step for a last four columns or fewer (0.1 % takes one and a half).
+        let (mut bits, mut base) = if columns <= 4 {
+            (half(0), 4)
+        } else {
+            (step(0), STEP)
+        };
+        while base + 4 < columns {
             bits |= step(base) << base;
             base += STEP;
         }
+        if base < columns {
+            bits |= half(base) << base;
+        }
         (bits ^ fingerprint) & ((1u64 << columns) - 1) == 0
+    }
+}
+
+/// The parities of four columns' 64-bit values, one per lane, as bits 0
+/// to 3 in column order.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn parities4(x: __m256i) -> u8 {
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; no memory is touched.
+    unsafe {
+        // Each lane's fold into its high 32 bits, then down to the lane's
+        // top bit, which `movmskpd` gathers.
+        let v = _mm256_xor_si256(x, _mm256_slli_epi64::<32>(x));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<16>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<8>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<4>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<2>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<1>(v));
+        _mm256_movemask_pd(_mm256_castsi256_pd(v)) as u8
     }
 }
 
