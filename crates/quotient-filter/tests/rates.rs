@@ -48,9 +48,14 @@ fn rate_at_a_million_keys() {
 fn rate_and_space_at_ten_million_keys() {
     for p in RATES {
         let n = 10_000_000;
-        let (rate, bound) = rate_at(n, p, 2_000_000, 3);
-        println!("10M keys, p {p}: measured {rate}");
+        let (filter, rate, bound) = filled(n, p, 2_000_000, 3);
+        let bits_per_key = filter.memory_bytes() as f64 * 8.0 / n as f64;
+        println!("10M keys, p {p}: measured {rate}, {bits_per_key:.3} bits/key");
         assert!(rate <= bound, "p {p}: {rate} > {bound}");
+        assert!(
+            bits_per_key <= space_bound(&filter, n),
+            "p {p}: {bits_per_key}"
+        );
     }
 }
 
