@@ -13,6 +13,13 @@ use quotient_filter::QuotientFilter;
 const RATES: [f64; 3] = [0.01, 0.001, 0.0001];
 
 fn rate_at(n: usize, p: f64, queries: usize, seed: u64) -> (f64, f64) {
+    let (_, rate, bound) = filled(n, p, queries, seed);
+    (rate, bound)
+}
+
+/// A filter of `n` seeded keys at rate `p`, its measured rate over
+/// `queries` non-members, and the bound that rate must meet.
+fn filled(n: usize, p: f64, queries: usize, seed: u64) -> (QuotientFilter, f64, f64) {
     let mut filter = QuotientFilter::with_fpr(n, p).unwrap();
     let keys = members(seed, n);
     for k in &keys {
@@ -20,10 +27,8 @@ fn rate_at(n: usize, p: f64, queries: usize, seed: u64) -> (f64, f64) {
     }
     assert!(keys.iter().all(|k| filter.contains(k)));
     let miss = non_members(seed, queries);
-    (
-        measured_fpr(&filter, &miss),
-        fpr_upper_bound(p, queries, 1.0, 4.0),
-    )
+    let rate = measured_fpr(&filter, &miss);
+    (filter, rate, fpr_upper_bound(p, queries, 1.0, 4.0))
 }
 
 #[test]
