@@ -185,7 +185,6 @@ impl<K: Key, H: Label + std::hash::Hasher + Default> Subject<K> for CuckooPeer<H
     const INFO: Info = Info {
         remove: true,
         sized: false,
-        deterministic: false,
         ..Info::peer("CuckooFilter", "cuckoofilter 0.5", Family::Cuckoo, H::LABEL)
     };
     fn build(keys: &[K], _: Target) -> Result<Self> {
