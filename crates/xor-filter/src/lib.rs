@@ -90,6 +90,7 @@ mod construct;
 mod fingerprint;
 mod layout;
 mod partitioned;
+mod ribbon;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod table;
@@ -105,5 +106,6 @@ pub use partitioned::{
     PartitionedBinaryFuse8Ref, PartitionedBinaryFuse16, PartitionedBinaryFuse16Ref,
     PartitionedBinaryFuseRef, partition_of_hash,
 };
+pub use ribbon::{MAX_RIBBON_KEYS, Ribbon};
 pub use view::{BinaryFuse8Ref, BinaryFuse16Ref, BinaryFuseRef, Xor8Ref, Xor16Ref, XorRef};
 pub use xor::{Xor, Xor8, Xor16};
