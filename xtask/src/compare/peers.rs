@@ -135,14 +135,14 @@ impl<K: Key, const CHEAP: bool> Subject<K> for Sbbf<CHEAP> {
     }
 }
 
-/// `growable_bloom_filter::GrowableBloom`: `new(p, initial)`, a scalable
-/// Bloom filter, started at a thousandth of the keys (at least 1,000), as
-/// our `ScalableBloomFilter` row is.
+/// `growable_bloom_filter::GrowableBloom`: `new(p, 1000)`, a scalable
+/// Bloom filter grown from 1,000 items to the row's keys, as our
+/// `ScalableBloomFilter` row is.
 pub(crate) struct Growable(growable_bloom_filter::GrowableBloom);
 
-/// Where both scalable filters start: they grow from here to the row's keys.
-pub(crate) fn initial_items(n: usize) -> usize {
-    (n / 1000).max(1000)
+/// Where every scalable filter starts: it grows from here to the row's keys.
+pub(crate) fn initial_items(_n: usize) -> usize {
+    1000
 }
 
 impl<K: Key> Subject<K> for Growable {
