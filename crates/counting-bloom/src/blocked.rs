@@ -582,7 +582,7 @@ mod tests {
         let detected = Kernel::detect();
         let mut state = 3u64;
         let mut next = || {
-            state = filter_core::mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            state = mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
             state
         };
         for blocks in [2u64, 3, 4, 7, 64] {

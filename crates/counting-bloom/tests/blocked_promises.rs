@@ -2,10 +2,10 @@
 //! memory, saturation, `count`, merge, pre-hashed twins.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
+use counting_bloom::KeyHasher;
 
 use counting_bloom::{
-    BlockedCountingBloomFilter, DefaultHashBuilder, Error, Filter, Insert, MAX_BLOCKED_HASHES,
+    BlockedCountingBloomFilter, PortableHasher, Error, Filter, Insert, MAX_BLOCKED_HASHES,
     Remove,
 };
 use filter_core::sizing::bloom_bits;
@@ -383,30 +383,30 @@ fn merge_refuses_other_shapes_and_hashers() {
         })
     ));
     let mut a_seeded =
-        Blocked::with_blocks_and_hasher(100, 5, DefaultHashBuilder::with_seed(1)).unwrap();
+        Blocked::with_blocks_and_hasher(100, 5, PortableHasher::with_seed(1)).unwrap();
     let b_seeded =
-        Blocked::with_blocks_and_hasher(100, 5, DefaultHashBuilder::with_seed(2)).unwrap();
+        Blocked::with_blocks_and_hasher(100, 5, PortableHasher::with_seed(2)).unwrap();
     assert_eq!(a_seeded.merge(&b_seeded), Err(Error::HasherMismatch));
     assert_eq!(a.to_bytes(), before);
 }
 
 #[test]
 fn pre_hashed_twins_agree() {
-    let hasher = DefaultHashBuilder::default();
+    let hasher = PortableHasher::default();
     let mut a = Blocked::with_fpr(1_000, 0.01).unwrap();
     let mut b = Blocked::with_fpr(1_000, 0.01).unwrap();
     for k in keys::member_urls(71, 500) {
         a.insert(&k);
-        b.insert_hash(hasher.hash_one(&k));
+        b.insert_hash(hasher.hash_key(&k));
     }
     assert_eq!(a.to_bytes(), b.to_bytes());
     for k in keys::member_urls(71, 600) {
-        let h = hasher.hash_one(&k);
+        let h = hasher.hash_key(&k);
         assert_eq!(a.contains(&k), a.contains_hash(h));
         assert_eq!(a.count(&k), a.count_hash(h));
     }
     let k = keys::url(71, 3);
-    assert!(a.remove_hash(hasher.hash_one(&k)));
+    assert!(a.remove_hash(hasher.hash_key(&k)));
     assert!(b.remove(&k));
     assert_eq!(a.to_bytes(), b.to_bytes());
 }
@@ -430,7 +430,6 @@ fn key_types_and_traits() {
     assert_eq!(Filter::<u64>::memory_bytes(&filter), filter.memory_bytes());
     Insert::<u64>::insert(&mut filter, &7).unwrap();
     assert!(Filter::<u64>::contains(&filter, &7));
-    assert_eq!(filter.counters(), filter.blocks() * 128);
     assert_eq!(filter.memory_bytes() as u64, filter.blocks() * 64);
 
     let debug = format!("{filter:?}");
@@ -475,7 +474,6 @@ fn estimates_from_the_fill_track_inserts_and_removes() {
         for k in &members {
             assert!(filter.remove(k) && filter.remove(k));
         }
-        assert_eq!(filter.nonzero_counters(), filter.saturated_counters());
         assert!(filter.estimated_len() <= filter.saturated_counters() as usize);
     }
     let empty = BlockedCountingBloomFilter::with_fpr(1_000, 0.01).unwrap();
@@ -483,7 +481,6 @@ fn estimates_from_the_fill_track_inserts_and_removes() {
     // Every counter non-zero: the estimates saturate rather than fail.
     let mut full = BlockedCountingBloomFilter::with_blocks(2, 16).unwrap();
     (0..10_000u64).for_each(|i| full.insert_hash(i));
-    assert_eq!(full.nonzero_counters(), 256);
     assert_eq!(
         (full.estimated_len(), full.estimated_fpr()),
         (usize::MAX, 1.0)
