@@ -398,6 +398,27 @@ fn sequential_pre_hashed_ids_spread() {
     assert!(fp as f64 / 1e5 <= bound, "{fp}");
 }
 
+/// Structured ids passed as "hashes" ([`keys::STRUCTURED_IDS`]): the
+/// filter mixes every hash, so each shape meets the target.
+#[test]
+fn structured_prehashed_ids_meet_target_rate() {
+    // q = 400,000 non-members (ids up to 2^20, below which every shape
+    // keeps ids distinct): σ = √(0.01 · 0.99 / q) ≈ 1.6e-4; as for random
+    // keys, 5 % slack and 4σ.
+    let (n, q) = (100_000u64, 400_000u64);
+    let bound = stats::fpr_upper_bound(0.01, q as usize, 1.05, 4.0);
+    for (name, shape) in keys::STRUCTURED_IDS {
+        let mut filter = CountingBloomFilter::with_fpr(n as usize, 0.01).unwrap();
+        (0..n).for_each(|id| filter.insert_hash(shape(id)));
+        assert!((0..n).all(|id| filter.contains_hash(shape(id))), "{name}");
+        let fp = (n..n + q)
+            .filter(|&id| filter.contains_hash(shape(id)))
+            .count();
+        let measured = fp as f64 / q as f64;
+        assert!(measured <= bound, "{name}: {measured} > {bound}");
+    }
+}
+
 #[test]
 fn key_types_and_traits() {
     let mut filter = CountingBloomFilter::with_fpr(100, 0.01).unwrap();
