@@ -80,6 +80,8 @@ impl<S: KeyHasher> BlockedCountingBloomFilter<S> {
         for (block, chunk) in table.iter_mut().zip(words.chunks_exact(BLOCK_WORDS)) {
             block.0.copy_from_slice(chunk);
         }
-        Ok(BlockedCountingBloomFilter::from_parts(table, hashes, hasher))
+        Ok(BlockedCountingBloomFilter::from_parts(
+            table, hashes, hasher,
+        ))
     }
 }

@@ -305,11 +305,7 @@ mod avx2 {
     /// The CPU must support AVX2, and `blocks` must not be empty.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn contains(
-        blocks: &[Block],
-        mixed: u64,
-        unused: Rows,
-    ) -> bool {
+    pub(super) unsafe fn contains(blocks: &[Block], mixed: u64, unused: Rows) -> bool {
         // SAFETY: the caller guarantees AVX2 and a block; `key`'s indexes
         // are `reduce(_, blocks.len())`, below `blocks.len()`.
         unsafe {
@@ -376,11 +372,7 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn insert(
-        blocks: &mut [Block],
-        mixed: u64,
-        unused: Rows,
-    ) -> u64 {
+    pub(super) unsafe fn insert(blocks: &mut [Block], mixed: u64, unused: Rows) -> u64 {
         // SAFETY: the caller guarantees AVX2. The halves are applied one
         // after the other, so coinciding blocks add up like the scalar slots.
         unsafe {
@@ -401,11 +393,7 @@ mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) unsafe fn remove(
-        blocks: &mut [Block],
-        mixed: u64,
-        unused: Rows,
-    ) -> Option<bool> {
+    pub(super) unsafe fn remove(blocks: &mut [Block], mixed: u64, unused: Rows) -> Option<bool> {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             let [(a, a_masks), (b, b_masks)] = key(blocks.len(), mixed, unused);
@@ -453,7 +441,9 @@ pub(crate) fn contains(
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
         // after `is_x86_feature_detected!` found AVX2 (and BMI1, BMI2 and
         // POPCNT); the guard checked for a block.
-        Kernel::Avx2 if !blocks.is_empty() => unsafe { avx2::contains(blocks, mixed, patterns.unused) },
+        Kernel::Avx2 if !blocks.is_empty() => unsafe {
+            avx2::contains(blocks, mixed, patterns.unused)
+        },
         // No block holds no counter (filters have at least two blocks).
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => false,
@@ -637,10 +627,7 @@ mod tests {
             for i in 0..600u64 {
                 let h = mix64(i % 300);
                 let answer = remove(kernel, &mut fast, h, patterns);
-                assert_eq!(
-                    answer,
-                    remove(Kernel::Portable, &mut portable, h, patterns)
-                );
+                assert_eq!(answer, remove(Kernel::Portable, &mut portable, h, patterns));
                 assert_eq!(fast, portable, "remove {i}");
                 match answer {
                     Some(true) => removed += 1,

@@ -20,7 +20,7 @@
 //! beat a loop over the groups with the count known at run time.
 //!
 //! The vector code computes exactly the probes of
-//! [`LinearProbes`](filter_core::probes::LinearProbes): probe j of a key is `reduce(x + j·y, m)`, and
+//! [`filter_core::probes::LinearProbes`]: probe j of a key is `reduce(x + j·y, m)`, and
 //! `reduce` (the high word of a 64 × 64-bit product) is rebuilt from two
 //! 32 × 32-bit products, exact for m < 2^32. So answers never depend on
 //! the CPU, and a test checks the two kernels agree.
@@ -257,7 +257,11 @@ mod tests {
             .flat_map(|counters| (1..=MAX_GATHERED_HASHES).map(move |hashes| (counters, hashes)));
         for (counters, hashes) in shapes {
             let mut fast = linear_filter(counters, hashes);
-            assert_eq!(fast.lookup != Lookup::Portable, avx2, "{counters}, {hashes}");
+            assert_eq!(
+                fast.lookup != Lookup::Portable,
+                avx2,
+                "{counters}, {hashes}"
+            );
             let mut portable = fast.clone();
             portable.lookup = Lookup::Portable;
             let queries = (0..2_000)

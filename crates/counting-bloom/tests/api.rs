@@ -216,7 +216,10 @@ macro_rules! check_key_and_hash_paths {
             let h = hasher.hash_key(url.as_str());
             assert_eq!(by_key.contains(url.as_str()), by_key.contains_hash(h));
             assert_eq!(by_key.count(url.as_str()), by_key.count_hash(h));
-            assert_eq!(by_key.contains(&i), by_key.contains_hash(hasher.hash_key(&i)));
+            assert_eq!(
+                by_key.contains(&i),
+                by_key.contains_hash(hasher.hash_key(&i))
+            );
         }
         for i in (0..2_000u64).step_by(3) {
             assert!(by_key.remove(&i));
@@ -244,15 +247,10 @@ fn contains_of_a_key_is_contains_hash_of_its_hash_key() {
     );
     check_key_and_hash_paths!(BlockedCountingBloomFilter::with_fpr(1_000, 0.01).unwrap());
     check_key_and_hash_paths!(
-        BlockedCountingBloomFilter::with_fpr_and_hasher(1_000, 0.01, RandomState::new())
-            .unwrap()
+        BlockedCountingBloomFilter::with_fpr_and_hasher(1_000, 0.01, RandomState::new()).unwrap()
     );
     check_key_and_hash_paths!(
-        BlockedCountingBloomFilter::with_fpr_and_hasher(
-            1_000,
-            0.01,
-            UniformHasher(Sip::default())
-        )
-        .unwrap()
+        BlockedCountingBloomFilter::with_fpr_and_hasher(1_000, 0.01, UniformHasher(Sip::default()))
+            .unwrap()
     );
 }

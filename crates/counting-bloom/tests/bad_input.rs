@@ -1,7 +1,7 @@
 //! Bad parameters and bad bytes are errors that name what is wrong, never
 //! panics.
 
-use counting_bloom::{CountingBloomFilter, PortableHasher, Error, MAX_COUNTERS, MAX_HASHES};
+use counting_bloom::{CountingBloomFilter, Error, MAX_COUNTERS, MAX_HASHES, PortableHasher};
 use filter_core::format::{HEADER_BYTES, reseal};
 use filter_core::testing::BAD_RATES;
 
@@ -118,10 +118,8 @@ fn unallocatable_sizes_name_what_the_caller_passed() {
 #[cfg(target_pointer_width = "64")]
 fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
     // The optimal hash count is at least round(log2(1/p)) at every n, so a
-    // rate over the hash limit is the rate's fault. Before the audit, a
-    // large n with such a rate was refused naming expected_items (the table
-    // would exceed 2^46 counters), sending the user to shrink n, after
-    // which the same call failed naming fpr.
+    // rate over the hash limit is the rate's fault, whatever n: the error
+    // names fpr, not expected_items, so the caller changes the right one.
     let err = CountingBloomFilter::with_fpr(1 << 40, 1e-30).unwrap_err();
     assert!(
         matches!(err, Error::InvalidParameter { name: "fpr", .. }),
@@ -279,8 +277,7 @@ fn other_hasher_is_refused() {
         Error::HasherMismatch
     );
     let seeded =
-        CountingBloomFilter::with_counters_and_hasher(37, 3, PortableHasher::with_seed(9))
-            .unwrap();
+        CountingBloomFilter::with_counters_and_hasher(37, 3, PortableHasher::with_seed(9)).unwrap();
     assert_eq!(
         CountingBloomFilter::from_bytes(&seeded.to_bytes()).unwrap_err(),
         Error::HasherMismatch

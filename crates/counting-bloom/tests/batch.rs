@@ -121,7 +121,9 @@ fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
         let mut counting_batched = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
         counting_batched.insert_batch(&inserted).unwrap();
         counting_batched.extend(strings.iter().map(String::as_str));
-        counting_batched.insert_hash_batch(hashes.iter().copied()).unwrap();
+        counting_batched
+            .insert_hash_batch(hashes.iter().copied())
+            .unwrap();
         // Same counters, though the three kinds of keys went in in another
         // order: saturating increments commute.
         assert!(

@@ -2,8 +2,7 @@
 //! errors that name what is wrong, never panics.
 
 use counting_bloom::{
-    BlockedCountingBloomFilter, Error, MAX_BLOCKED_HASHES, PortableHasher,
-    MAX_BLOCKS,
+    BlockedCountingBloomFilter, Error, MAX_BLOCKED_HASHES, MAX_BLOCKS, PortableHasher,
 };
 use filter_core::format::{HEADER_BYTES, reseal};
 use filter_core::testing::BAD_RATES;
@@ -93,10 +92,8 @@ fn unallocatable_sizes_name_what_the_caller_passed() {
 #[cfg(target_pointer_width = "64")]
 fn a_rate_no_size_can_serve_is_blamed_on_fpr_at_any_n() {
     // The optimal hash count is at least round(log2(1/p)) at every n, so a
-    // rate over the hash limit is the rate's fault. Before the audit, a
-    // large n with such a rate was refused naming expected_items (the table
-    // would exceed 2^46 counters), sending the user to shrink n, after
-    // which the same call failed naming fpr.
+    // rate over the hash limit is the rate's fault, whatever n: the error
+    // names fpr, not expected_items, so the caller changes the right one.
     let err = Blocked::with_fpr(1 << 45, 1e-6).unwrap_err();
     assert!(
         matches!(err, Error::InvalidParameter { name: "fpr", .. }),
@@ -251,8 +248,7 @@ fn other_hasher_is_refused() {
         Error::HasherMismatch
     );
     assert!(
-        Blocked::from_bytes_with_hasher(&seeded.to_bytes(), PortableHasher::with_seed(9))
-            .is_ok()
+        Blocked::from_bytes_with_hasher(&seeded.to_bytes(), PortableHasher::with_seed(9)).is_ok()
     );
 }
 

@@ -1,12 +1,11 @@
 //! The promises behind `BlockedCountingBloomFilter`: false-positive rate,
 //! memory, saturation, `count`, merge, pre-hashed twins.
 
-use std::collections::HashMap;
 use counting_bloom::KeyHasher;
+use std::collections::HashMap;
 
 use counting_bloom::{
-    BlockedCountingBloomFilter, PortableHasher, Error, Filter, Insert, MAX_BLOCKED_HASHES,
-    Remove,
+    BlockedCountingBloomFilter, Error, Filter, Insert, MAX_BLOCKED_HASHES, PortableHasher, Remove,
 };
 use filter_core::sizing::bloom_bits;
 use filter_core::testing::{keys, stats};
@@ -88,9 +87,9 @@ fn fpr_meets_target_for_small_sets() {
         }
         let measured = positives as f64 / 1e6;
         // As for large filters: 5 % slack over the target and 4 binomial σ
-        // (σ = √(p(1−p)/10^6): 1e-4 at 1 %, 3.2e-5 at 0.1 %). Measured:
-        // 0.05× p at n = 10 (two blocks hold ten keys easily), 0.8× at
-        // n = 100, 0.92× to 1.06× at n = 500 over five seed sets.
+        // (σ = √(p(1−p)/10^6): 1e-4 at 1 %, 3.2e-5 at 0.1 %). Ten keys
+        // sit far below p (two blocks hold them easily); by 500 keys the
+        // rate approaches the model's.
         let bound = stats::fpr_upper_bound(fpr, 1_000_000, 1.05, 4.0);
         assert!(
             measured <= bound,
@@ -384,8 +383,7 @@ fn merge_refuses_other_shapes_and_hashers() {
     ));
     let mut a_seeded =
         Blocked::with_blocks_and_hasher(100, 5, PortableHasher::with_seed(1)).unwrap();
-    let b_seeded =
-        Blocked::with_blocks_and_hasher(100, 5, PortableHasher::with_seed(2)).unwrap();
+    let b_seeded = Blocked::with_blocks_and_hasher(100, 5, PortableHasher::with_seed(2)).unwrap();
     assert_eq!(a_seeded.merge(&b_seeded), Err(Error::HasherMismatch));
     assert_eq!(a.to_bytes(), before);
 }
@@ -450,14 +448,15 @@ fn estimates_from_the_fill_track_inserts_and_removes() {
             filter.insert(k);
             filter.insert(k); // copies count once
         }
-        // Measured over 200 key sets, the estimate's σ was 8 items at
-        // n = 1000 and 81 at 10^5 (0.8 %, 0.08 %); 5 % and 0.5 % are 6σ.
+        // Linear counting's standard error at this fill is about 0.8 % of
+        // n at n = 1000 and 0.08 % at 10^5; 5 % and 0.5 % are 6σ.
         let tolerance = if n == 1_000 { 0.05 } else { 0.005 };
         let err = filter.estimated_len() as f64 / n as f64 - 1.0;
         assert!(err.abs() < tolerance, "n {n}: {}", filter.estimated_len());
         // The rate of the current counters sits at the model's rate for n
-        // items, which averages over key sets: over 100 key sets the ratio
-        // had σ 3.9 % at n = 1000 and 0.39 % at 10^5; 20 % and 2 % are 5σ.
+        // items, which averages over key sets; the ratio's spread over key
+        // sets is about k times the fill's relative σ, some 4 % at n = 1000
+        // and 0.4 % at 10^5, so 20 % and 2 % are 5σ.
         let ratio = filter.estimated_fpr() / filter.expected_fpr(n);
         let tolerance = if n == 1_000 { 0.2 } else { 0.02 };
         assert!((ratio - 1.0).abs() < tolerance, "n {n}: {ratio}");

@@ -85,7 +85,7 @@ fn format_1_0_fixtures_load_and_answer_alike() {
     let loaded = CountingBloomFilter::from_bytes(&bytes).unwrap();
     assert_eq!(loaded, built);
     assert!((0..100u64).all(|i| loaded.contains(&(i * 1_000_003))));
-    answers_alike(&loaded, &built, |f, k| f.count(k));
+    answers_alike(&loaded, &built, CountingBloomFilter::count);
 
     let built = blocked();
     let bytes = committed("blocked-counting-bloom-1.0.bin", &built.to_bytes());
@@ -93,7 +93,7 @@ fn format_1_0_fixtures_load_and_answer_alike() {
     let loaded = BlockedCountingBloomFilter::from_bytes(&bytes).unwrap();
     assert_eq!(loaded, built);
     assert!((0..100u64).all(|i| loaded.contains(&(i * 1_000_003))));
-    answers_alike(&loaded, &built, |f, k| f.count(k));
+    answers_alike(&loaded, &built, BlockedCountingBloomFilter::count);
 }
 
 #[test]
@@ -159,8 +159,11 @@ fn every_header_flag_is_refused() {
         for (name, result) in [
             (
                 "classic",
-                CountingBloomFilter::from_bytes(&header::with_flags(&classic().to_bytes(), 1 << bit))
-                    .map(|_| ()),
+                CountingBloomFilter::from_bytes(&header::with_flags(
+                    &classic().to_bytes(),
+                    1 << bit,
+                ))
+                .map(|_| ()),
             ),
             (
                 "blocked",

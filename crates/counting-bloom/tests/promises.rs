@@ -1,10 +1,10 @@
 //! The promises behind the names: false-positive rate, saturation, `count`,
 //! merge, memory, pre-hashed twins.
 
-use std::collections::HashMap;
 use counting_bloom::KeyHasher;
+use std::collections::HashMap;
 
-use counting_bloom::{CountingBloomFilter, PortableHasher, Error, Filter, Insert, Remove};
+use counting_bloom::{CountingBloomFilter, Error, Filter, Insert, PortableHasher, Remove};
 use filter_core::sizing::{bloom_bits, bloom_fpr};
 use filter_core::testing::{keys, stats};
 
@@ -86,26 +86,17 @@ fn small_filters_rate(n: usize, p: f64, filters: u64, queries: u64) -> (f64, f64
 
 #[test]
 fn small_tables_meet_the_target() {
-    // Before format 1.1, `with_fpr(n, p)` missed p in small tables: the
-    // linear probe sequence put about 1/m of the keys' probes on a few
-    // counters, adding roughly 0.4/m to the rate (1.48× at n = 10, p = 1 %;
-    // 1.2× at n = 100, p = 0.1 %). Small tables now probe the cubic
-    // sequence, the smallest the hashed one (filter_core::ProbeSequence),
-    // and this checks the promise.
-    //
-    // Even independent probes gave 1.089× p at (1 %, 10 keys), 1.011× at
-    // (0.1 %, 100) and 1.52× for a single key at 1 %: a small table's fill
-    // varies with its keys and the mean of fill^k exceeds the k-th power of
-    // the mean fill. `with_fpr` now sizes by that mean (bloom_shape), so the
-    // bound is p plus 4 standard errors of the mean (see
-    // `small_filters_rate`); 20,000 and 4,000 filters keep that error near
-    // 0.5 % of p (1.2 % for one key, whose filters' rates vary most).
-    //
-    // The smallest tables at tiny rates: one item at 10^−6 (33 counters,
-    // 19 probes) measured 2.2× p under the cubic sequence, whose probes
-    // still bunched on a few counters for about 1 key in 6,000; such tables
-    // now probe the hashed sequence. 10^8 queries expect about 100 false
-    // positives at p, so the bound is about 1.4 p.
+    // The linear probe sequence puts about 1/m of a table's keys' probes on
+    // a few counters, adding roughly 0.4/m to the rate, so small tables
+    // probe the cubic sequence and the smallest the hashed one
+    // (filter_core::probes::ProbeSequence). And a small table's fill varies
+    // with its keys, so the mean of fill^k exceeds the k-th power of the
+    // mean fill: `with_fpr` sizes by that mean (bloom_shape). The bound is
+    // p plus 4 standard errors of the mean (see `small_filters_rate`);
+    // 20,000 and 4,000 filters keep that error near 0.5 % of p (1.2 % for
+    // one key, whose filters' rates vary most). For one item at 10^−6,
+    // 10^8 queries expect about 100 false positives at p, so the bound is
+    // about 1.4 p.
     use filter_core::probes::ProbeSequence::{self, Cubic, Hashed};
     let cases = [
         (1, 0.01, 20_000, 200, Hashed),
