@@ -1,24 +1,16 @@
 #![doc = include_str!("../README.md")]
 //!
-//! # Crate features
-//!
-//! - `serde` (off by default): `Serialize` and `Deserialize` for both
-//!   filters, as the checked bytes of `to_bytes` (deserializing validates
-//!   them exactly as `from_bytes` does, under the default hasher).
-//!
-//! Both filters' AVX2 code is chosen at run time (`is_x86_feature_detected!`),
-//! so one build runs everywhere; the portable code computes the same answers
-//! and the same bytes.
-//!
-//! # Design
+//! ## Design
 //!
 //! Each module's docs say why it is as it is: `counters` (4-bit saturating
-//! counters, packed), `filter` (the classic layout), `counter_block` (the
-//! blocked layout), `blocked_sizing` (its exact rate model),
-//! `filter_simd` and `blocked_simd` (the AVX2 kernels and why they pay),
-//! `batch` (batched operations).
+//! counters, packed 16 to a word), `filter` (the classic layout),
+//! `counter_block` (the blocked layout), `blocked_sizing` (its exact rate
+//! model), `filter_simd` and `blocked_simd` (the AVX2 kernels and why they
+//! pay), `batch` (batched operations). Both filters' AVX2 code is chosen
+//! at run time (`is_x86_feature_detected!`), so one build runs everywhere;
+//! the portable code computes the same answers and the same bytes.
 //!
-//! # Unsafe code
+//! ## Unsafe code
 //!
 //! Only where a benchmark showed it pays, each block stating why it is
 //! sound: the blocked filter's AVX2 kernels (`blocked_simd.rs`), the
