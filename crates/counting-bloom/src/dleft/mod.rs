@@ -237,7 +237,7 @@ impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
 
     #[inline(always)]
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
-        self.shape.contains(&self.table, &self.shape.place(mixed))
+        self.shape.contains(&self.table, mixed)
     }
 
     /// Removes one copy of `item`: decrements its counter, or leaves it if

@@ -313,39 +313,51 @@ impl Shape {
         None
     }
 
-    /// Whether `place`'s remainder is stored: every word of its four
-    /// buckets is tested, with no branch on the cells.
+    /// Whether the key of mixed hash `mixed` is stored: every word of its
+    /// four buckets is tested, with no branch on the cells.
     #[inline(always)]
-    pub(crate) fn contains(&self, table: &Table, place: &Place) -> bool {
+    pub(crate) fn contains(&self, table: &Table, mixed: u64) -> bool {
         if self.bucket_words == 1 {
-            self.contains_in::<1>(table, place)
+            self.contains_in::<1>(table, mixed)
         } else {
-            self.contains_in::<2>(table, place)
+            self.contains_in::<2>(table, mixed)
         }
     }
 
-    /// Tests with [`any_match`](Self::any_match), exact for "some lane
-    /// matches" and two operations cheaper than [`matches`](Self::matches).
+    /// Tests with the zero-lane test of [`borrows`](Self::borrows),
+    /// exact for "some lane matches", keeping one accumulator per word of a
+    /// bucket so that the compiler can test a bucket's words side by side.
     #[inline(always)]
-    fn contains_in<const W: usize>(&self, table: &Table, place: &Place) -> bool {
-        let mut hits = 0;
-        for &first in &place.words {
-            for word in Self::bucket::<W>(table, first) {
-                hits |= self.any_match(word, place.pattern);
+    fn contains_in<const W: usize>(&self, table: &Table, mixed: u64) -> bool {
+        let home = reduce(mixed, self.buckets);
+        let remainder = (mixed & self.remainder_mask).max(1);
+        let pattern = self.lane_ones.wrapping_mul(remainder << COUNTER_BITS);
+        let offsets = self.offsets(remainder);
+        let mut acc = [0u64; W];
+        for (i, offset) in offsets.into_iter().enumerate() {
+            let mut bucket = home + offset;
+            if bucket >= self.buckets {
+                bucket -= self.buckets;
+            }
+            let first = (i * self.buckets + bucket) * W;
+            let words = Self::bucket::<W>(table, first);
+            for (acc, word) in acc.iter_mut().zip(words) {
+                *acc |= self.borrows(word, pattern);
             }
         }
-        hits != 0
+        acc.into_iter().fold(0, |a, x| a | x) & self.tops != 0
     }
 
-    /// Non-zero exactly when some lane of `word` holds `pattern`'s
-    /// remainder. The classic zero-lane test: subtracting 1 at each lane's
-    /// lowest remainder bit borrows through a lane only if it is zero, and
-    /// a lane above a zero one may then be flagged too, so which lanes are
-    /// flagged is not exact, but whether any is.
+    /// Non-zero in some lane's top bit exactly when some lane of `word`
+    /// holds `pattern`'s remainder (the caller masks with the top bits,
+    /// once for several words). The classic zero-lane test: subtracting 1
+    /// at each lane's lowest remainder bit borrows through a lane only if it
+    /// is zero, and a lane above a zero one may then be flagged too, so
+    /// which lanes are flagged is not exact, but whether any is.
     #[inline(always)]
-    pub(crate) fn any_match(&self, word: u64, pattern: u64) -> u64 {
+    fn borrows(&self, word: u64, pattern: u64) -> u64 {
         let y = (word ^ pattern) & self.remainders;
-        y.wrapping_sub(self.lane_ones << COUNTER_BITS) & !y & self.tops
+        y.wrapping_sub(self.lane_ones << COUNTER_BITS) & !y
     }
 
     /// Adds `copies` copies of `place`'s fingerprint: to its cell if stored
@@ -506,7 +518,7 @@ mod tests {
     }
 
     #[test]
-    fn any_match_agrees_with_matches() {
+    fn borrows_agree_with_matches() {
         for shape in shapes() {
             for i in 0..5_000u64 {
                 let word =
@@ -521,7 +533,7 @@ mod tests {
                 };
                 let pattern = shape.lane_ones.wrapping_mul(probe << COUNTER_BITS);
                 assert_eq!(
-                    shape.any_match(word, pattern) != 0,
+                    shape.borrows(word, pattern) & shape.tops != 0,
                     shape.matches(word, pattern) != 0,
                     "{shape:?} {word:#x} {probe}"
                 );
