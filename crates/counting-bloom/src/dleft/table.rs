@@ -295,22 +295,59 @@ impl Shape {
         }
     }
 
+    /// The words of `place`'s four buckets, subtable by subtable.
     #[inline(always)]
-    fn find_in<const W: usize>(&self, table: &Table, place: &Place) -> Option<Cell> {
-        for &first in &place.words {
-            let words = Self::bucket::<W>(table, first);
-            for (j, &word) in words.iter().enumerate() {
-                let hits = self.matches(word, place.pattern);
-                if hits != 0 {
-                    let shift = hits.trailing_zeros() + 1 - self.cell_bits;
-                    return Some(Cell {
-                        word: first + j,
-                        shift,
-                    });
-                }
+    fn candidates<const W: usize>(table: &Table, place: &Place) -> [[u64; W]; SUBTABLES] {
+        place.words.map(|first| Self::bucket::<W>(table, first))
+    }
+
+    /// Whether some cell of `candidates` holds `place`'s remainder: the
+    /// zero-lane test of every word, ored, with no branch on the cells.
+    #[inline(always)]
+    fn stored<const W: usize>(&self, candidates: &[[u64; W]; SUBTABLES], pattern: u64) -> bool {
+        let mut acc = [0u64; W];
+        for bucket in candidates {
+            for (acc, &word) in acc.iter_mut().zip(bucket) {
+                *acc |= self.borrows(word, pattern);
             }
         }
-        None
+        acc.into_iter().fold(0, |a, x| a | x) & self.tops != 0
+    }
+
+    /// Finds the cell of `place`'s remainder: the zero-lane test of every
+    /// bucket (exact per bucket) names the buckets that hold it, the first
+    /// is taken with a trailing-zero count, and only its words are matched
+    /// exactly, the last to the first, with assignments that compile to
+    /// conditional moves: the subtable and word a key sits in cost no
+    /// mispredicted branch.
+    #[inline(always)]
+    fn find_in<const W: usize>(&self, table: &Table, place: &Place) -> Option<Cell> {
+        let candidates = Self::candidates::<W>(table, place);
+        let mut holders = 0u32;
+        for (i, bucket) in candidates.iter().enumerate() {
+            let flags = bucket
+                .iter()
+                .fold(0, |acc, &word| acc | self.borrows(word, place.pattern));
+            holders |= u32::from(flags & self.tops != 0) << i;
+        }
+        if holders == 0 {
+            return None;
+        }
+        let subtable = holders.trailing_zeros() as usize;
+        let bucket = candidates[subtable];
+        let mut at = W - 1;
+        let mut hits = self.matches(bucket[at], place.pattern);
+        for j in (0..W - 1).rev() {
+            let here = self.matches(bucket[j], place.pattern);
+            if here != 0 {
+                at = j;
+                hits = here;
+            }
+        }
+        Some(Cell {
+            word: place.words[subtable] + at,
+            shift: hits.trailing_zeros() + 1 - self.cell_bits,
+        })
     }
 
     /// Whether the key of mixed hash `mixed` is stored: every word of its
@@ -377,8 +414,10 @@ impl Shape {
         }
     }
 
-    /// [`add`](Self::add) for buckets of `W` words: one pass over the four
-    /// buckets finds the stored cell, if any, and each bucket's free cells.
+    /// [`add`](Self::add) for buckets of `W` words. A new fingerprint (the
+    /// common case) costs one branch-free test that it is not stored, the
+    /// free cells of each bucket, and a pick of the leftmost bucket with
+    /// the most that compiles to conditional moves.
     #[inline(always)]
     fn add_in<const W: usize>(
         &self,
@@ -386,36 +425,39 @@ impl Shape {
         place: &Place,
         copies: u64,
     ) -> Result<u64, Error> {
-        let mut best = None;
-        let mut most_free = 0;
-        for &first in &place.words {
-            let words = Self::bucket::<W>(table, first);
-            let mut free = 0;
-            for (j, &word) in words.iter().enumerate() {
-                let hits = self.matches(word, place.pattern);
-                if hits != 0 {
-                    let shift = hits.trailing_zeros() + 1 - self.cell_bits;
-                    let word = table.word_mut(first + j);
-                    let count = (*word >> shift) & SATURATED;
-                    let new = (count + copies).min(SATURATED);
-                    *word += (new - count) << shift;
-                    return Ok(new - count);
-                }
-                free += self.matches(word, 0).count_ones();
+        let candidates = Self::candidates::<W>(table, place);
+        if self.stored(&candidates, place.pattern) {
+            if let Some(cell) = self.find_in::<W>(table, place) {
+                let word = table.word_mut(cell.word);
+                let count = (*word >> cell.shift) & SATURATED;
+                let new = (count + copies).min(SATURATED);
+                *word += (new - count) << cell.shift;
+                return Ok(new - count);
             }
+        }
+        let mut best = 0;
+        let mut most_free = 0;
+        for (i, bucket) in candidates.iter().enumerate() {
+            let free: u32 = bucket
+                .iter()
+                .map(|&word| self.matches(word, 0).count_ones())
+                .sum();
             // Strictly more free cells: the leftmost wins a tie.
             if free > most_free {
                 most_free = free;
-                best = Some(first);
+                best = i;
             }
         }
-        let first = best.ok_or(Error::Full)?;
+        if most_free == 0 {
+            return Err(Error::Full);
+        }
         let copies = copies.min(SATURATED);
-        for index in first..first + W {
-            let empty = self.matches(table.word(index), 0);
+        let first = place.words[best];
+        for (j, &word) in candidates[best].iter().enumerate() {
+            let empty = self.matches(word, 0);
             if empty != 0 {
                 let shift = empty.trailing_zeros() + 1 - self.cell_bits;
-                *table.word_mut(index) |= ((place.remainder << COUNTER_BITS) | copies) << shift;
+                *table.word_mut(first + j) |= ((place.remainder << COUNTER_BITS) | copies) << shift;
                 return Ok(copies);
             }
         }
