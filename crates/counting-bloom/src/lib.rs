@@ -30,6 +30,7 @@ mod blocked_simd;
 mod blocked_sizing;
 mod counter_block;
 mod counters;
+mod dleft;
 mod encoding;
 mod filter;
 mod filter_simd;
@@ -40,6 +41,7 @@ mod std_traits;
 
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};
+pub use dleft::DLeftCountingBloomFilter;
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
 pub use filter_core::{
     BatchContains, BatchInsert, BatchRemove, Error, Filter, Insert, KeyHasher, PortableHasher,

@@ -164,9 +164,10 @@ fn scatter(
             .map_err(chart_error)?;
     }
     if theory {
+        let names: Vec<&str> = theory::curves().iter().map(|c| c.name).collect();
         let y = 30 + 20 * seen.len() as i32;
         legend
-            .draw(&Text::new("grey lines: theory and the lower bound", (4, y), (FONT, 12)))
+            .draw(&Text::new(format!("grey lines: {}", names.join(", ")), (4, y), (FONT, 11)))
             .map_err(chart_error)?;
     }
     root.present().map_err(chart_error)?;

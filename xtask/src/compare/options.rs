@@ -42,10 +42,9 @@ pub(crate) struct Options {
     pub(crate) filters: Vec<String>,
     pub(crate) reps: Option<usize>,
     pub(crate) out: PathBuf,
-    /// True when any option narrowed the default run.
+    /// True when any option narrowed the default run (tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) narrowed: bool,
-    /// `--quick`: the CI smoke run.
-    pub(crate) quick: bool,
 }
 
 /// The default (full) run: a cache-resident size, one beyond L2 and one
@@ -129,7 +128,6 @@ impl Options {
             reps,
             out,
             narrowed,
-            quick,
         }))
     }
 

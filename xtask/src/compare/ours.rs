@@ -13,6 +13,7 @@ use filter_core::{BatchContains, Error, Insert, KeyHasher, PortableHasher, Remov
 use super::Result;
 use super::measure::{Entry, entry};
 use super::subject::{Family, Info, Key, Subject, Target, build_error};
+use super::peers::initial_items;
 use super::workload::Cheap64;
 
 /// Every one of our rows on `u64` keys with the default hasher, then the
@@ -21,6 +22,7 @@ pub(crate) fn entries() -> Vec<Entry> {
     vec![
         entry::<Grown<bloom::BloomFilter>, u64>(),
         entry::<Grown<bloom::BlockedBloomFilter>, u64>(),
+        entry::<ParquetSbbf, u64>(),
         entry::<Grown<bloom::ScalableBloomFilter>, u64>(),
         entry::<Emptied<counting_bloom::CountingBloomFilter>, u64>(),
         entry::<Emptied<counting_bloom::BlockedCountingBloomFilter>, u64>(),
@@ -175,16 +177,21 @@ impl<K: Key, F: Static + filter_core::Filter<K>> Subject<K> for Built<F> {
 }
 
 /// Implements [`Dynamic`] for one of our filter types, generic over its
-/// hasher: `dynamic!(Type, "Name", "crate", Family, |filter| lines per hit)`.
+/// hasher: `dynamic!(Type, "Name", "crate", Family, |filter| lines per hit)`,
+/// and for the scalable filters `|n| the items they start at` (a thousandth
+/// of the keys, as growable-bloom-filter's row, so that they grow).
 macro_rules! dynamic {
     ($type:ty, $name:literal, $krate:literal, $family:ident, |$f:ident| $lines:expr) => {
+        dynamic!($type, $name, $krate, $family, |$f| $lines, |n| n);
+    };
+    ($type:ty, $name:literal, $krate:literal, $family:ident, |$f:ident| $lines:expr, |$n:ident| $initial:expr) => {
         impl<H: Hasher> Dynamic<H> for $type {
             const INFO: Info = Info {
                 krate: $krate,
                 ..Info::ours($name, Family::$family, true)
             };
-            fn with_fpr(n: usize, fpr: f64, hasher: H) -> Result<Self, Error> {
-                <$type>::with_fpr_and_hasher(n, fpr, hasher)
+            fn with_fpr($n: usize, fpr: f64, hasher: H) -> Result<Self, Error> {
+                <$type>::with_fpr_and_hasher($initial, fpr, hasher)
             }
             fn lines(&self) -> usize {
                 let $f = self;
@@ -196,12 +203,12 @@ macro_rules! dynamic {
 
 dynamic!(bloom::BloomFilter<H>, "BloomFilter", "bloom", Bloom, |f| f.hashes() as usize);
 dynamic!(bloom::BlockedBloomFilter<H>, "BlockedBloomFilter", "bloom", BlockedBloom, |_f| 1);
-dynamic!(bloom::ScalableBloomFilter<H>, "ScalableBloomFilter", "bloom", ScalableBloom, |_f| 1);
+dynamic!(bloom::ScalableBloomFilter<H>, "ScalableBloomFilter", "bloom", ScalableBloom, |_f| 1, |n| initial_items(n));
 dynamic!(counting_bloom::CountingBloomFilter<H>, "CountingBloomFilter", "counting-bloom", CountingBloom, |f| f.hashes() as usize);
 dynamic!(counting_bloom::BlockedCountingBloomFilter<H>, "BlockedCountingBloomFilter", "counting-bloom", BlockedCountingBloom, |_f| 2);
 dynamic!(counting_bloom::DLeftCountingBloomFilter<H>, "DLeftCountingBloomFilter", "counting-bloom", DLeftCountingBloom, |_f| 4);
 dynamic!(cuckoo::CuckooFilter<H>, "CuckooFilter", "cuckoo", Cuckoo, |_f| 2);
-dynamic!(cuckoo::ScalableCuckooFilter<H>, "ScalableCuckooFilter", "cuckoo", ScalableCuckoo, |_f| 2);
+dynamic!(cuckoo::ScalableCuckooFilter<H>, "ScalableCuckooFilter", "cuckoo", ScalableCuckoo, |_f| 2, |n| initial_items(n));
 dynamic!(quotient_filter::QuotientFilter<H>, "QuotientFilter", "quotient-filter", Quotient, |_f| 1);
 
 /// Implements [`Static`] for one of our static filter types:
@@ -234,5 +241,45 @@ impl Static for xor_filter::Ribbon {
     fn build<K: Key>(keys: &[K], target: Target) -> Result<Self> {
         xor_filter::Ribbon::from_keys_with_fpr(keys, target.rate()?)
             .map_err(|e| build_error("Ribbon", e))
+    }
+}
+
+/// `bloom::parquet::ParquetBloomFilter`, Parquet's split-block filter
+/// byte for byte: `with_fpr(n, p)` (a power of two bytes, as Parquet
+/// writers size it), then `insert_hash`/`contains_hash` of XXH3-64 of the
+/// key, as the sbbf-rs-safe row.
+pub(crate) struct ParquetSbbf(bloom::parquet::ParquetBloomFilter);
+
+fn xxh3<K: Key>(key: &K) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_u64().to_le_bytes())
+}
+
+impl<K: Key> Subject<K> for ParquetSbbf {
+    const INFO: Info = Info {
+        krate: "bloom (parquet)",
+        hasher: "XXH3-64",
+        ..Info::ours("ParquetBloomFilter", Family::BlockedBloom, true)
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = bloom::parquet::ParquetBloomFilter::with_fpr(keys.len() as u64, target.rate()?)
+            .map_err(|e| build_error("ParquetBloomFilter", e))?;
+        for k in keys {
+            f.insert_hash(xxh3(k));
+        }
+        Ok(ParquetSbbf(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn count_batch(&self, keys: &[K]) -> usize {
+        let hashes: Vec<u64> = keys.iter().map(xxh3).collect();
+        self.0.contains_hash_batch(&hashes).into_iter().filter(|&hit| hit).count()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
 }

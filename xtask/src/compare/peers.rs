@@ -7,7 +7,6 @@
 //! accept a hasher [`Cheap64`], and those that take a hash `Cheap64`'s.
 
 use filter_core::sizing::{BlockLayout, blocked_bloom_bits};
-use xorf::Filter as _;
 
 use super::Result;
 use super::measure::{Entry, entry};
@@ -50,26 +49,26 @@ pub(crate) fn cheap_entries() -> Vec<Entry> {
 }
 
 /// The label of a peer's hasher: its own, or [`Cheap64`].
-pub(crate) trait PeerHasher: std::hash::BuildHasher + Default + Clone {
+pub(crate) trait Label {
     const LABEL: &'static str;
 }
 
-impl PeerHasher for Cheap64 {
+impl Label for Cheap64 {
     const LABEL: &'static str = "Cheap64";
 }
 
-impl PeerHasher for fastbloom::DefaultHasher {
+impl Label for fastbloom::DefaultHasher {
     const LABEL: &'static str = "its own";
 }
 
-impl PeerHasher for std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher> {
+impl Label for std::collections::hash_map::DefaultHasher {
     const LABEL: &'static str = "its own";
 }
 
 /// `fastbloom::BloomFilter`: `with_false_pos(p).expected_items(n)`.
 pub(crate) struct FastBloom<H = fastbloom::DefaultHasher>(fastbloom::BloomFilter<H>);
 
-impl<K: Key, H: PeerHasher> Subject<K> for FastBloom<H> {
+impl<K: Key, H: Label + std::hash::BuildHasher + Default + Clone> Subject<K> for FastBloom<H> {
     const INFO: Info = Info::peer("BloomFilter", "fastbloom 0.17", Family::Bloom, H::LABEL);
     fn build(keys: &[K], target: Target) -> Result<Self> {
         let mut f = fastbloom::BloomFilter::with_false_pos(target.rate()?)
@@ -89,9 +88,6 @@ impl<K: Key, H: PeerHasher> Subject<K> for FastBloom<H> {
     }
     fn lines_per_hit(&self) -> usize {
         self.0.num_hashes() as usize
-    }
-    fn params(&self) -> String {
-        format!("k={}", self.0.num_hashes())
     }
 }
 
@@ -139,14 +135,14 @@ impl<K: Key, const CHEAP: bool> Subject<K> for Sbbf<CHEAP> {
     }
 }
 
-/// `growable_bloom_filter::GrowableBloom`: `new(p, initial)`, a scalable
-/// Bloom filter, started at a thousandth of the keys (at least 1,000), as
-/// our `ScalableBloomFilter` row is.
+/// `growable_bloom_filter::GrowableBloom`: `new(p, 1000)`, a scalable
+/// Bloom filter grown from 1,000 items to the row's keys, as our
+/// `ScalableBloomFilter` row is.
 pub(crate) struct Growable(growable_bloom_filter::GrowableBloom);
 
-/// Where both scalable filters start: they grow from here to the row's keys.
-pub(crate) fn initial_items(n: usize) -> usize {
-    (n / 1000).max(1000)
+/// Where every scalable filter starts: it grows from here to the row's keys.
+pub(crate) fn initial_items(_n: usize) -> usize {
+    1000
 }
 
 impl<K: Key> Subject<K> for Growable {
@@ -181,24 +177,20 @@ impl<K: Key> Subject<K> for Growable {
 /// `delete`. Its capacity is rounded to a power of two, and it fails
 /// inserts well before that is full, so the row doubles the capacity until
 /// every key goes in (the retries are reported).
-pub(crate) struct CuckooPeer<H = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>> {
-    filter: cuckoofilter::CuckooFilter<<H as std::hash::BuildHasher>::Hasher>,
+pub(crate) struct CuckooPeer<H = std::collections::hash_map::DefaultHasher> {
+    filter: cuckoofilter::CuckooFilter<H>,
 }
 
-impl<K: Key, H: PeerHasher> Subject<K> for CuckooPeer<H>
-where
-    H::Hasher: Default,
-{
+impl<K: Key, H: Label + std::hash::Hasher + Default> Subject<K> for CuckooPeer<H> {
     const INFO: Info = Info {
         remove: true,
         sized: false,
-        deterministic: false,
         ..Info::peer("CuckooFilter", "cuckoofilter 0.5", Family::Cuckoo, H::LABEL)
     };
     fn build(keys: &[K], _: Target) -> Result<Self> {
         let mut capacity = keys.len();
         for _ in 0..8 {
-            let mut filter = cuckoofilter::CuckooFilter::<H::Hasher>::with_capacity(capacity);
+            let mut filter = cuckoofilter::CuckooFilter::<H>::with_capacity(capacity);
             if keys.iter().all(|k| filter.add(k).is_ok()) {
                 return Ok(CuckooPeer { filter });
             }
