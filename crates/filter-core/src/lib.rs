@@ -29,4 +29,3 @@ pub use hash::{
     HasherProbe, KeyHasher, PortableHasher, UniformHasher, fingerprint, mix64, reduce, unmix64,
 };
 pub use traits::{Filter, Insert, Remove};
-
