@@ -75,10 +75,10 @@ fn tables_are_allocated_once() {
     );
 
     // The blocked filter keeps the fallible vector itself.
-    let (peak, blocked) = peak_during(|| BlockedBloomFilter::with_bits(bits, 8).unwrap());
+    let (peak, blocked) = peak_during(|| BlockedBloomFilter::with_blocks(bits / 256).unwrap());
     assert!(
         peak < TABLE + TABLE / 8,
-        "blocked with_bits peaked at {peak} bytes"
+        "blocked with_blocks peaked at {peak} bytes"
     );
     let bytes = blocked.to_bytes();
     drop(blocked);
