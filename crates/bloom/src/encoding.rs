@@ -158,7 +158,7 @@ pub(crate) fn blocked_bytes(hasher: &impl KeyHasher, lanes: &[u32]) -> Vec<u8> {
 }
 
 /// Storage words (`usize`, 32 or 64 bits) as the format's u64 words.
-fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
+pub(crate) fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
     let count = bits.div_ceil(64) as usize;
     if usize::BITS == 64 {
         words.iter().take(count).map(|&w| w as u64).collect()
@@ -176,7 +176,7 @@ fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
 
 /// The format's u64 words into storage words (`storage` is zeroed and sized
 /// for the same bit count).
-fn u64_as_words(words: &[u64], storage: &mut [usize]) {
+pub(crate) fn u64_as_words(words: &[u64], storage: &mut [usize]) {
     for (i, s) in storage.iter_mut().enumerate() {
         let bit = i * usize::BITS as usize;
         if let Some(&w) = words.get(bit / 64) {

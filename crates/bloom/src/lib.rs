@@ -54,6 +54,7 @@ mod block;
 mod blocked;
 mod classic;
 mod encoding;
+mod scalable;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod simd;
@@ -64,6 +65,7 @@ pub use atomic_blocked::AtomicBlockedBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};
+pub use scalable::{DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, ScalableBloomFilter};
 pub use filter_core::{
     BatchContains, BatchInsert, Error, Filter, Insert, KeyHasher, PortableHasher, Remove,
     UniformHasher,

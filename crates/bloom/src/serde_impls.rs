@@ -6,7 +6,10 @@
 use filter_core::serde_support::{self, serde};
 use filter_core::KeyHasher;
 
-use crate::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
+use crate::{
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    ScalableBloomFilter,
+};
 
 /// Implements both traits for a filter type with `to_bytes` and
 /// `from_bytes_with_hasher`.
@@ -33,4 +36,5 @@ bytes_serde!(
     BlockedBloomFilter,
     AtomicBloomFilter,
     AtomicBlockedBloomFilter,
+    ScalableBloomFilter,
 );
