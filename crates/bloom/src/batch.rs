@@ -30,9 +30,7 @@ impl<S: KeyHasher> Lookahead for BloomFilter<S> {
             ProbeSequence::Linear => LinearProbes::new(mixed, len)
                 .take(hashes)
                 .for_each(&mut ask),
-            ProbeSequence::Cubic => CubicProbes::new(mixed, len)
-                .take(hashes)
-                .for_each(&mut ask),
+            ProbeSequence::Cubic => CubicProbes::new(mixed, len).take(hashes).for_each(&mut ask),
             ProbeSequence::Hashed => HashedProbes::new(mixed, len)
                 .take(hashes)
                 .for_each(&mut ask),

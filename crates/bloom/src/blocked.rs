@@ -20,7 +20,7 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 /// classic filter's 41.4 at this rate, and without bound as the rate falls
 /// (at 10^−20, 2.9 GB for a single key). A filter that size is a mistake, so
 /// it is refused; [`BloomFilter`](crate::BloomFilter) meets such rates in
-/// 1.44 · log2(1/p) bits per key. [`with_bits`](BlockedBloomFilter::with_bits)
+/// 1.44 · log2(1/p) bits per key. [`with_blocks`](BlockedBloomFilter::with_blocks)
 /// still builds any size asked for explicitly.
 pub const MIN_FPR: f64 = 2.3e-9;
 

@@ -65,8 +65,8 @@ pub use atomic_blocked::AtomicBlockedBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};
 pub use blocked::{BlockedBloomFilter, MAX_BLOCKS, MIN_FPR};
 pub use classic::{BloomFilter, MAX_HASHES};
-pub use scalable::{DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, ScalableBloomFilter};
 pub use filter_core::{
     BatchContains, BatchInsert, Error, Filter, Insert, KeyHasher, PortableHasher, Remove,
     UniformHasher,
 };
+pub use scalable::{DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, ScalableBloomFilter};

@@ -409,8 +409,7 @@ impl<S: KeyHasher> ScalableBloomFilter<S> {
     ///
     /// As [`ScalableBloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        let mut r =
-            ByteReader::open(bytes, FilterKind::ScalableBloom, &HasherProbe::of(&hasher))?;
+        let mut r = ByteReader::open(bytes, FilterKind::ScalableBloom, &HasherProbe::of(&hasher))?;
         let initial_items = usize::try_from(r.u64("initial_items")?)
             .map_err(|_| Error::corrupt("initial_items is not addressable here"))?;
         let fpr = r.f64("fpr")?;
@@ -555,7 +554,11 @@ impl<S> fmt::Debug for ScalableBloomFilter<S> {
             .field("tightening_ratio", &self.tightening_ratio)
             .field(
                 "memory_bytes",
-                &self.stages.iter().map(BloomFilter::memory_bytes).sum::<usize>(),
+                &self
+                    .stages
+                    .iter()
+                    .map(BloomFilter::memory_bytes)
+                    .sum::<usize>(),
             )
             .finish_non_exhaustive()
     }

@@ -3,8 +3,8 @@
 //! of its hasher type, so that a filter read by serde is validated exactly
 //! as one read from bytes (checksum, kind, hasher probe, every length).
 
-use filter_core::serde_support::{self, serde};
 use filter_core::KeyHasher;
+use filter_core::serde_support::{self, serde};
 
 use crate::{
     AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,

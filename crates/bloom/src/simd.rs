@@ -59,7 +59,7 @@ pub(crate) mod avx2 {
 
     use std::sync::atomic::Ordering;
 
-        use crate::atomic_blocked::{self, AtomicBlock, BLOCK_WORDS};
+    use crate::atomic_blocked::{self, AtomicBlock, BLOCK_WORDS};
     use crate::block::{Block, Probe, SALT};
 
     /// The eight lane masks of lane word `lanes`, as one vector: lane i gets
@@ -164,10 +164,7 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn atomic_probe(
-        blocks: &[AtomicBlock],
-        hash: u64,
-    ) -> (&AtomicBlock, __m256i) {
+    unsafe fn atomic_probe(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, __m256i) {
         let probe = Probe::new(hash, blocks.len());
         // SAFETY: `probe.block = reduce(_, len)` is below `len`; the
         // caller guarantees AVX2.
@@ -181,10 +178,7 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn atomic_contains(
-        blocks: &[AtomicBlock],
-        hash: u64,
-    ) -> bool {
+    pub(crate) unsafe fn atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             let (block, mask) = atomic_probe(blocks, hash);
@@ -254,11 +248,7 @@ fn portable_atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
 /// Whether the key with mixed hash `hash` may be in the atomic `blocks`, by
 /// `kernel`.
 #[inline(always)]
-pub(crate) fn atomic_contains(
-    kernel: Kernel,
-    blocks: &[AtomicBlock],
-    hash: u64,
-) -> bool {
+pub(crate) fn atomic_contains(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
     match kernel {
         Kernel::Portable => portable_atomic_contains(blocks, hash),
         #[cfg(target_arch = "x86_64")]
@@ -270,11 +260,7 @@ pub(crate) fn atomic_contains(
 /// Adds the key with mixed hash `hash` to the atomic `blocks` by `kernel`;
 /// `true` if any of its bits was unset before.
 #[inline(always)]
-pub(crate) fn atomic_insert(
-    kernel: Kernel,
-    blocks: &[AtomicBlock],
-    hash: u64,
-) -> bool {
+pub(crate) fn atomic_insert(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
     match kernel {
         Kernel::Portable => portable_atomic_insert(blocks, hash),
         #[cfg(target_arch = "x86_64")]
@@ -345,10 +331,7 @@ mod tests {
                 let new = insert(kernel, &mut fast, h);
                 assert_eq!(new, insert(Kernel::Portable, &mut portable, h));
                 assert_eq!(new, atomic_insert(kernel, &fast_atomic, h));
-                assert_eq!(
-                    new,
-                    atomic_insert(Kernel::Portable, &portable_atomic, h)
-                );
+                assert_eq!(new, atomic_insert(Kernel::Portable, &portable_atomic, h));
                 assert_eq!(fast, portable, "{len} blocks, after insert {i}");
                 assert_eq!(blocks(&fast_atomic), fast, "{len} blocks, insert {i}");
                 assert_eq!(blocks(&portable_atomic), fast, "{len} blocks, insert {i}");
@@ -360,8 +343,7 @@ mod tests {
                         let at = format!("{len} blocks, {i} inserts, query {q:#x}");
                         assert_eq!(found, contains(Kernel::Portable, &portable, q), "{at}");
                         assert_eq!(found, atomic_contains(kernel, &fast_atomic, q), "{at}");
-                        let portable_found =
-                            atomic_contains(Kernel::Portable, &portable_atomic, q);
+                        let portable_found = atomic_contains(Kernel::Portable, &portable_atomic, q);
                         assert_eq!(found, portable_found, "{at}");
                     }
                 }

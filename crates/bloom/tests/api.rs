@@ -2,8 +2,7 @@
 //! equality of whole state.
 
 use bloom::{
-    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    PortableHasher,
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, PortableHasher,
 };
 use filter_core::testing::keys;
 
@@ -28,11 +27,7 @@ fn debug_shows_the_shape_not_the_table() {
     let text = format!("{classic:?}");
     // A 1.2 MB bit array printed word by word would be megabytes of text.
     assert!(text.len() < 200, "{text}");
-    for field in [
-        "bits: 9592957",
-        "hashes: 7",
-        "memory_bytes: 1199120",
-    ] {
+    for field in ["bits: 9592957", "hashes: 7", "memory_bytes: 1199120"] {
         assert!(text.contains(field), "{field} missing from {text}");
     }
     // No heap address: equal filters print alike.

@@ -1,7 +1,7 @@
 //! Every bad parameter is an `Err` naming it; every damaged byte string is
 //! refused.
 
-use bloom::{BlockedBloomFilter, BloomFilter, PortableHasher, Error};
+use bloom::{BlockedBloomFilter, BloomFilter, Error, PortableHasher};
 use filter_core::format::{CHECKSUM_BYTES, HEADER_BYTES, reseal};
 use filter_core::testing::{BAD_RATES, header, keys};
 
@@ -453,7 +453,7 @@ fn wrong_kind_and_wrong_hasher_are_refused() {
     ));
     let other = PortableHasher::with_seed(9);
     assert_eq!(
-        BloomFilter::from_bytes_with_hasher(&c, other.clone()).unwrap_err(),
+        BloomFilter::from_bytes_with_hasher(&c, other).unwrap_err(),
         Error::HasherMismatch
     );
     assert_eq!(

@@ -107,7 +107,9 @@ fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
         let mut classic_batched = BloomFilter::with_fpr(capacity, 0.01).unwrap();
         classic_batched.insert_batch(&inserted).unwrap();
         classic_batched.extend(strings.iter().map(String::as_str));
-        classic_batched.insert_hash_batch(hashes.iter().copied()).unwrap();
+        classic_batched
+            .insert_hash_batch(hashes.iter().copied())
+            .unwrap();
         // Same bits, whatever order the three kinds of keys went in.
         assert!(classic_batched == classic, "BloomFilter, {n} keys");
 

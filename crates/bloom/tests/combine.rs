@@ -1,7 +1,7 @@
 //! `union`, `intersect`, `clear`, `insert_unique` and the other whole-filter
 //! operations.
 
-use bloom::{BlockedBloomFilter, BloomFilter, PortableHasher, Error};
+use bloom::{BlockedBloomFilter, BloomFilter, Error, PortableHasher};
 use filter_core::testing::keys;
 
 #[test]
@@ -60,8 +60,7 @@ fn mismatched_filters_are_refused_and_left_unchanged() {
         .intersect(&BloomFilter::with_bits(1000, 6).unwrap())
         .unwrap_err();
     assert_eq!(err, Error::incompatible("hashes", 5, 6));
-    let seeded =
-        BloomFilter::with_bits_and_hasher(1000, 5, PortableHasher::with_seed(1)).unwrap();
+    let seeded = BloomFilter::with_bits_and_hasher(1000, 5, PortableHasher::with_seed(1)).unwrap();
     let mut c2 = BloomFilter::with_bits_and_hasher(1000, 5, PortableHasher::default()).unwrap();
     assert_eq!(c2.union(&seeded).unwrap_err(), Error::HasherMismatch);
     let mut s2 = seeded.clone();

@@ -10,7 +10,9 @@ use bloom::{BlockedBloomFilter, BloomFilter};
 
 /// The members of every fixture: 100 strings and 100 integers.
 fn members() -> (Vec<String>, Vec<u64>) {
-    let strings = (0..100).map(|i| format!("https://example.com/{i}")).collect();
+    let strings = (0..100)
+        .map(|i| format!("https://example.com/{i}"))
+        .collect();
     let ids = (0..100u64).map(|i| i * 1_000_003).collect();
     (strings, ids)
 }
@@ -56,14 +58,21 @@ fn fixtures_load_and_hold_their_members() {
     let (strings, ids) = members();
     let c = BloomFilter::from_bytes(CLASSIC).unwrap();
     let b = BlockedBloomFilter::from_bytes(BLOCKED).unwrap();
-    assert!(strings.iter().all(|s| c.contains(s.as_str()) && b.contains(s.as_str())));
+    assert!(
+        strings
+            .iter()
+            .all(|s| c.contains(s.as_str()) && b.contains(s.as_str()))
+    );
     assert!(ids.iter().all(|i| c.contains(i) && b.contains(i)));
     // Non-members: at 1 % and half the expected keys, a few at most.
     let fp = (0..1000u64)
         .filter(|i| c.contains(&format!("https://example.org/{i}")))
         .count();
     assert!(fp < 10, "{fp}");
-    assert_eq!((checksum(CLASSIC), checksum(BLOCKED)), (CLASSIC_CHECKSUM, BLOCKED_CHECKSUM));
+    assert_eq!(
+        (checksum(CLASSIC), checksum(BLOCKED)),
+        (CLASSIC_CHECKSUM, BLOCKED_CHECKSUM)
+    );
 }
 
 #[test]

@@ -145,7 +145,11 @@ fn structured_prehashed_ids_meet_target_rate() {
             b.insert_hash(id << shift);
         }
         let non = n..n + q;
-        let fc = non.clone().filter(|&id| c.contains_hash(id << shift)).count() as f64 / q as f64;
+        let fc = non
+            .clone()
+            .filter(|&id| c.contains_hash(id << shift))
+            .count() as f64
+            / q as f64;
         let fb = non.filter(|&id| b.contains_hash(id << shift)).count() as f64 / q as f64;
         assert!(fc <= bound, "classic, i << {shift}: {fc} > {bound}");
         assert!(fb <= bound, "blocked, i << {shift}: {fb} > {bound}");
@@ -173,7 +177,10 @@ fn contains_is_contains_hash_of_the_hashers_hash() {
     // Integer keys, whose hash the default hasher computes differently.
     for id in 0..20_000u64 {
         c.insert(&id);
-        assert_eq!(c.contains(&(id + 7)), c.contains_hash(hasher.hash_key(&(id + 7))));
+        assert_eq!(
+            c.contains(&(id + 7)),
+            c.contains_hash(hasher.hash_key(&(id + 7)))
+        );
         assert_eq!(b.contains(&id), b.contains_hash(hasher.hash_key(&id)));
     }
 }
@@ -361,7 +368,8 @@ fn assert_mean_rate_meets_target(n: usize, fpr: f64, sets: u64, q: u64) {
 #[test]
 fn one_key_at_a_tiny_rate_meets_the_target() {
     let filter = BloomFilter::with_fpr(1, 1e-6).unwrap();
-    let sequence = filter_core::probes::ProbeSequence::for_table(filter.bits() as usize, filter.hashes());
+    let sequence =
+        filter_core::probes::ProbeSequence::for_table(filter.bits() as usize, filter.hashes());
     assert_eq!(sequence, filter_core::probes::ProbeSequence::Hashed);
     assert_mean_rate_meets_target(1, 1e-6, 20_000, 5_000);
 }
