@@ -60,6 +60,11 @@ mod serde_impls;
 mod simd;
 mod std_traits;
 
+#[cfg(feature = "parquet")]
+pub mod parquet;
+#[cfg(feature = "spark")]
+pub mod spark;
+
 pub use atomic::AtomicBloomFilter;
 pub use atomic_blocked::AtomicBlockedBloomFilter;
 pub use block::{BLOCK_BITS, BLOCK_HASHES};

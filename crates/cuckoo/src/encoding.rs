@@ -2,73 +2,80 @@
 //! field before trusting it. The layout is written down in
 //! `docs/format-cuckoo.md`.
 
-use std::hash::BuildHasher;
-use std::marker::PhantomData;
-
-use filter_core::format::{
-    ByteReader, ByteWriter, FLAG_MIXED_OFFSETS, FLAG_UNIFORM_HASHES, FilterKind,
-};
-use filter_core::{AnyHashes, Error, HashQuality, HasherProbe};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::{Error, HasherProbe, KeyHasher};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
-use crate::table::{Offsets, SLOTS, Table};
+use crate::table::{SLOTS, Table};
 
-impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
+impl<S: KeyHasher> CuckooFilter<S> {
     /// The filter as bytes: parameters, item count, victim slot, eviction
     /// generator state and the packed table, so that a reloaded filter
-    /// answers, inserts and evicts exactly as this one would.
+    /// answers, inserts and evicts exactly as this one would. The layout is
+    /// in `docs/format-cuckoo.md`.
+    ///
+    /// # Panics
+    ///
+    /// If the hasher panics on a string or byte slice key, as hashers
+    /// written for integers alone may: the bytes record the hashes of a few
+    /// such keys ([`HasherProbe`]).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let table = self.table.bytes();
-        let offsets = match self.table.offsets() {
-            Offsets::Mixed => FLAG_MIXED_OFFSETS,
-            Offsets::Golden => 0,
-        };
-        let flags = offsets | Q::flags();
-        let mut w = ByteWriter::with_flags(
+        let mut w = ByteWriter::new(
             FilterKind::Cuckoo,
             &HasherProbe::of(&self.hasher),
-            56 + table.len(),
-            flags,
+            BODY_FIXED_BYTES + self.table.bytes().len(),
         );
+        self.write_body(&mut w);
+        w.finish()
+    }
+
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
+    /// with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// writer's; [`Error::WrongKind`] for the bytes of another filter kind;
+    /// [`Error::Corrupt`] naming the field for anything malformed:
+    /// truncation, a changed bit, a width outside 4..=16, a bucket count that
+    /// does not match the table, bits set past the last bucket, an item count
+    /// that differs from the occupied slots, a victim outside the table or
+    /// beside a free slot of its own buckets.
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, FilterKind::Cuckoo, &HasherProbe::of(&hasher))?;
+        let filter = Self::read_body(&mut r, hasher)?;
+        r.finish()?;
+        Ok(filter)
+    }
+}
+
+/// Bytes of the body before the table's: width, buckets, items, victim
+/// bucket and fingerprint, eviction state, the table's length.
+pub(crate) const BODY_FIXED_BYTES: usize = 1 + 8 + 8 + 8 + 2 + 8 + 8;
+
+impl<S> CuckooFilter<S> {
+    /// Appends the body (everything after the header) to `w`: also one
+    /// stage of a scalable filter's bytes.
+    pub(crate) fn write_body(&self, w: &mut ByteWriter) {
         w.u8(self.table.fingerprint_bits() as u8);
         w.u64(self.table.buckets() as u64);
         w.u64(self.len as u64);
         w.u64(self.victim.bucket as u64);
         w.u16(self.victim.fingerprint as u16);
         w.u64(u64::from_le_bytes(self.rng.state()));
-        w.u8_array(table);
-        w.finish()
+        w.u8_array(self.table.bytes());
     }
 
-    /// Loads a filter of hash quality `Q` written by
-    /// [`to_bytes`](Self::to_bytes), to be queried with `hasher`: the
-    /// loader for filters of [`UniformHashes`](filter_core::UniformHashes),
-    /// whose type the `quality` argument names
-    /// ([`from_bytes_with_hasher`](CuckooFilter::from_bytes_with_hasher) is
-    /// this with [`AnyHashes`]).
+    /// Reads a body written by [`write_body`](Self::write_body), checking
+    /// every field; `hasher` is the caller's, already checked against the
+    /// probe.
     ///
     /// # Errors
     ///
-    /// [`Error::HashQualityMismatch`] when the bytes are of a filter of the
-    /// other quality; otherwise as
-    /// [`from_bytes_with_hasher`](CuckooFilter::from_bytes_with_hasher).
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, _quality: Q) -> Result<Self, Error> {
-        let (mut r, flags) = ByteReader::open_with_flags(
-            bytes,
-            FilterKind::Cuckoo,
-            &HasherProbe::of(&hasher),
-            FLAG_MIXED_OFFSETS | FLAG_UNIFORM_HASHES,
-        )?;
-        Q::check_flags(flags)?;
-        // Bytes without the flag (format 1.0 and 1.1) keep the offsets they
-        // were built with.
-        let offsets = if flags & FLAG_MIXED_OFFSETS != 0 {
-            Offsets::Mixed
-        } else {
-            Offsets::Golden
-        };
+    /// [`Error::Corrupt`] naming the field.
+    pub(crate) fn read_body(r: &mut ByteReader<'_>, hasher: S) -> Result<Self, Error> {
         let bits = u32::from(r.u8("fingerprint_bits")?);
         check_fingerprint_bits(bits).map_err(|_| {
             Error::corrupt(format_args!("fingerprint_bits is {bits}, not in 4..=16"))
@@ -109,8 +116,7 @@ impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
                 table.len()
             )));
         }
-        r.finish()?;
-        let table = Table::from_bytes_with(table, buckets, bits, offsets);
+        let table = Table::from_bytes(table, buckets, bits);
         if !table.padding_is_clear() {
             return Err(Error::corrupt("table has bits set past its last bucket"));
         }
@@ -143,27 +149,6 @@ impl<S: BuildHasher, Q: HashQuality> CuckooFilter<S, Q> {
             },
             rng: SplitMix64::from_seed(rng_state.to_le_bytes()),
             hasher,
-            quality: PhantomData,
         })
-    }
-}
-
-impl<S: BuildHasher> CuckooFilter<S> {
-    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
-    /// with `hasher`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
-    /// writer's; [`Error::HashQualityMismatch`] when the bytes are of a
-    /// filter of [`UniformHashes`](filter_core::UniformHashes) (load those
-    /// with [`from_bytes_with_quality`](CuckooFilter::from_bytes_with_quality));
-    /// [`Error::Corrupt`] naming the field for anything malformed:
-    /// truncation, a changed bit, a width outside 4..=16, a bucket count that
-    /// does not match the table, bits set past the last bucket, an item count
-    /// that differs from the occupied slots, a victim outside the table or
-    /// beside a free slot of its own buckets.
-    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
     }
 }

@@ -58,8 +58,8 @@ impl Table {
     ///
     /// Why before the random walk: near capacity most buckets are full, and
     /// the walk reads the other buckets of one bucket's four residents per
-    /// step, one cache miss after another (at 94 % load, 4.8 steps per
-    /// insert that needs one). Here each level's buckets are all read
+    /// step, one cache miss after another, several steps per insert that
+    /// needs one near capacity. Here each level's buckets are all read
     /// before any is examined, so a level costs about one miss, and the
     /// eight candidates of the first level already find room as often as
     /// two steps of the walk. Arrays of fixed size, no allocation: this runs
@@ -79,8 +79,7 @@ impl Table {
         let values: [u64; ROOT_SLOTS] = std::array::from_fn(|s| self.read(homes[s]));
         // Into the emptiest of the eight, not the first with room: it keeps
         // the buckets even, so fewer later inserts find both of theirs full
-        // (61 % instead of 63 % from 90 to 95 % load, and 3.9 % instead of
-        // 4.7 % then need the walk).
+        // and fewer then need the walk.
         if let Some((s, start)) = self.emptiest(&values) {
             self.write(homes[s], values[s] | residents[s] << start);
             self.swap(roots[s / SLOTS], (s % SLOTS) as u32, fingerprint);

@@ -1,14 +1,12 @@
 //! The standard traits a user expects beyond `Clone`: a `Debug` that shows
 //! the filter's shape instead of its table, and equality of whole state.
 
+use filter_core::{HasherProbe, KeyHasher};
 use std::fmt;
-use std::hash::BuildHasher;
-
-use filter_core::{HashQuality, HasherProbe};
 
 use crate::filter::CuckooFilter;
 
-impl<S, Q: HashQuality> fmt::Debug for CuckooFilter<S, Q> {
+impl<S> fmt::Debug for CuckooFilter<S> {
     /// The shape and fill, not the table: a table can be gigabytes, and a
     /// `{:?}` in a log line should not print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -18,7 +16,6 @@ impl<S, Q: HashQuality> fmt::Debug for CuckooFilter<S, Q> {
             .field("fingerprint_bits", &self.table.fingerprint_bits())
             .field("is_full", &(self.victim.fingerprint != 0))
             .field("memory_bytes", &self.table.memory_bytes())
-            .field("hash_quality", &Q::NAME)
             .finish_non_exhaustive()
     }
 }
@@ -29,14 +26,21 @@ impl<S, Q: HashQuality> fmt::Debug for CuckooFilter<S, Q> {
 /// integers alone compare too): then their
 /// [`to_bytes`](CuckooFilter::to_bytes) are equal as well. Equal filters
 /// answer every query alike and stay equal under the same operations.
-impl<S: BuildHasher, Q: HashQuality> PartialEq for CuckooFilter<S, Q> {
+impl<S: KeyHasher> PartialEq for CuckooFilter<S> {
     fn eq(&self, other: &Self) -> bool {
+        self.same_state(other) && HasherProbe::same(&self.hasher, &other.hasher)
+    }
+}
+
+impl<S> CuckooFilter<S> {
+    /// Whether the two hold the same table, item count, victim slot and
+    /// eviction state, whatever their hashers.
+    pub(crate) fn same_state<T>(&self, other: &CuckooFilter<T>) -> bool {
         self.len == other.len
             && self.victim == other.victim
             && self.rng.state() == other.rng.state()
             && self.table == other.table
-            && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 
-impl<S: BuildHasher, Q: HashQuality> Eq for CuckooFilter<S, Q> {}
+impl<S: KeyHasher> Eq for CuckooFilter<S> {}

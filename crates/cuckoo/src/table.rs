@@ -21,12 +21,28 @@
 //! Hacks*): XOR the bucket with the fingerprint broadcast to every lane, and a
 //! lane that matched is now zero.
 //!
-//! Beside the buckets, a large table keeps each fingerprint's alternate
-//! offset (the `c` of [`Table::alt`]), which a lookup would otherwise
-//! compute with three multiplications on its way to the second bucket:
-//! 4 KiB at `f = 10`, 256 KiB at `f = 16`, at most 1/128 of the buckets'
-//! space; every table of 4- to 6-bit fingerprints keeps them too, 256
-//! bytes at most. They are derived from the shape and never serialized.
+//! # The alternate bucket
+//!
+//! A fingerprint `v` in bucket `i` has its other bucket at `(c − i) mod m`
+//! with `c = reduce(mix64(v), m') | 1` ([`Table::alt`]): one rule for every
+//! width and every table size. Why `mix64` of the fingerprint and not the
+//! cheaper `v · φ` (one multiply by the golden ratio): `v · φ` for
+//! consecutive fingerprints is an arithmetic progression, so its offsets
+//! are nearly evenly spaced, and the moves an item can make (from `i` to
+//! `c − i`, and on by differences of two offsets) come in far fewer
+//! distinct steps than random offsets give. With few fingerprint values
+//! that leaves items too few paths: 4- to 6-bit tables sized by
+//! `with_capacity` met `Full` before taking their item count, and 4-bit
+//! ones well below the load they are sized for. With `mix64` every width
+//! from 4 to 16 bits fills to about 97 % before the first `Full`
+//! (`tests/fill.rs`), in small tables and large.
+//!
+//! Beside the buckets, a large table keeps each fingerprint's `c`, which a
+//! lookup would otherwise compute with `mix64` on its way to the second
+//! bucket: 4 KiB at `f = 10`, 256 KiB at `f = 16`, at most 1/128 of the
+//! buckets' space; every table of 4- to 6-bit fingerprints keeps them too,
+//! 256 bytes at most. They are derived from the shape and never
+//! serialized.
 
 /// Slots per bucket (the `b` of the literature).
 pub(crate) const SLOTS: usize = 4;
@@ -37,85 +53,35 @@ pub(crate) const MAX_FINGERPRINT_BITS: u32 = 16;
 /// Bytes after the last bucket, so that every bucket can be read as 8 bytes.
 pub(crate) const PADDING_BYTES: usize = 7;
 
-/// The widest fingerprint whose new tables use [`Offsets::Mixed`] at every
-/// size, and so always keep their offsets (at most 64, 256 bytes). Wider
-/// fingerprints, up to [`MIXED_KEPT_MAX_BITS`], take mixed offsets where
-/// their table keeps the offsets anyway (see [`Table::from_bytes`]).
-pub(crate) const MIXED_MAX_BITS: u32 = 6;
-
-/// The widest fingerprint whose new tables take [`Offsets::Mixed`] where
-/// they keep their offsets. Wider ones keep golden-ratio offsets even
-/// there, for two reasons. Their bytes then read as they always did in
-/// releases that compute every offset from 13 bits up, where mixed ones
-/// would cost those readers `mix64` on every lookup (28 % slower at 13
-/// bits). And golden-ratio offsets of 8,191 fingerprint values or more
-/// showed no early `Full` ([`Offsets::Golden`]).
-const MIXED_KEPT_MAX_BITS: u32 = 12;
-
-/// The multiplier (the 64-bit golden ratio) of [`Offsets::Golden`].
-const ALT_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// How a fingerprint's alternate offset (`c` of [`Table::alt`]) is derived
-/// from it: part of the format, so bytes keep the rule they were built with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Offsets {
-    /// `reduce(mix64(fp), m') | 1` (format 1.2, header flag
-    /// `FLAG_MIXED_OFFSETS`): new tables of fingerprints of up to
-    /// [`MIXED_MAX_BITS`] bits, and new tables of wider ones, up to
-    /// [`MIXED_KEPT_MAX_BITS`], that keep their offsets (from 128 times the
-    /// offsets' space). Either way the table keeps its offsets, so no
-    /// lookup computes `mix64`.
-    ///
-    /// Why: `fp · φ` for consecutive fingerprints is an arithmetic
-    /// progression, so golden-ratio offsets are nearly evenly spaced, and the
-    /// moves an item can make (from bucket `i` to `c − i`, and on by
-    /// differences of two offsets) come in far fewer distinct steps than
-    /// random offsets give. With 4 to 6 bits (15 to 63 offsets) inserts met
-    /// `Full` well before the target load at some table sizes:
-    /// `with_capacity(5_000_000, 6)` at 98 % of its items (load 0.91 of
-    /// 0.93) for every key set tried, `with_capacity(479_000, 4)` as early as
-    /// 88 % for 7 key sets of 16. Wider fingerprints fail the same way in
-    /// larger tables: `with_capacity(30_000_001, 7)` met `Full` at 97–98 % of
-    /// its items (load 0.92 of 0.95) and 8 bits at 99 %, for every key set
-    /// tried, where mixed offsets take 102.5 % (load 0.974). With mixed
-    /// offsets none of these failed (`tests/fill.rs`), and over 40 sizes
-    /// from 1M to 60M items at 7, 8, 10 and 12 bits the first `Full` came
-    /// at 102.4 % of the items or later.
-    Mixed,
-    /// `reduce(fp · φ, m') | 1`: new tables of 7 to 12 bits that do not
-    /// keep their offsets (small tables), all new tables of 13 bits or more
-    /// (large ones keep these offsets), and tables loaded from format 1.0
-    /// and 1.1 bytes.
-    ///
-    /// Why the small ones keep it: they compute `c` on every lookup, one
-    /// multiplication here, where `mix64` made lookups 23 % (100,000 keys,
-    /// 10 bits) to 28 % (13 bits) slower, and a tabulated scramble about as
-    /// much. And there the golden ratio does no harm: the tables are small
-    /// (below about 71,000 items at 7 bits, 1.3 million at 12), or the
-    /// fingerprints have 8,191 values or more, and neither showed an early
-    /// `Full` (9 and 12 bits over 20 sizes from 50,000 to 1.5M items:
-    /// first `Full` at 102.3 % of the items or later; 13 and 14 bits at
-    /// 30M, 61M and 100M: 102.5 % or later, as mixed offsets).
-    Golden,
-}
-
 /// A table of 7- to 16-bit offsets is kept only when the buckets take at
 /// least this many times its size, so that it adds at most 0.8 % to the
-/// filter (new tables of 4 to 6 bits keep theirs at any size, 256 bytes at
-/// most):
-/// the space promise (bits/key within 2 % of `f / 0.95` from 600,000 keys
-/// up) keeps its room for the sizing margin. At `f = 10` (a 1 % target)
-/// that is from about 400,000 keys; at 13 bits (0.1 %) from about 2.4
-/// million, at 16 bits (0.0122 %) from about 16 million.
+/// filter and the space promise keeps its room for the sizing margin.
+/// Tables of 4 to 6 bits keep theirs at any size (256 bytes at most).
 ///
-/// Every width keeps them. 2^13 to 2^16 offsets (32 to 256 KiB) are too
-/// many to stay in the L1 cache beside the buckets a lookup streams
-/// through, yet reading one still measured faster than computing it.
-/// Lookups with kept offsets, against computed ones, in `cargo xtask
-/// compare` (alternating runs, medians): 13 bits at 3M keys 5.31 against
-/// 5.78 ns; 15 bits at 9M keys 26.2 against 31.4 ns, and 16 bits at 17M
-/// keys 30.8 against 34.6 ns, both in DRAM.
+/// Every width keeps them from that size on: even 2^13 to 2^16 offsets
+/// (32 to 256 KiB), too many to stay in the L1 cache beside the buckets a
+/// lookup streams through, are faster to read than to compute.
 const OFFSET_TABLE_MIN_SHARE: usize = 128;
+
+/// The widest fingerprint whose tables keep their offsets at any size.
+const ALWAYS_KEPT_MAX_BITS: u32 = 6;
+
+/// The scramble of a fingerprint that its alternate offset is reduced
+/// from: [`filter_core::mix64`] (see the module docs for why).
+#[inline]
+fn scramble(fingerprint: u64) -> u64 {
+    #[cfg(test)]
+    if GOLDEN_FOR_MEASUREMENT.load(std::sync::atomic::Ordering::Relaxed) {
+        return fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    filter_core::mix64(fingerprint)
+}
+
+/// Test-only: the golden-ratio rule `fp · φ` instead of `mix64(fp)`, for
+/// the measurement that compares them (`fill::first_full_by_rule`).
+#[cfg(test)]
+pub(crate) static GOLDEN_FOR_MEASUREMENT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 /// A number that orders flag words by their lowest flag, lowest first, and
 /// puts a word with no flag (0) after all others, also after a flag in bit
@@ -158,12 +124,10 @@ pub(crate) struct Table {
     lanes_low: u64,
     /// The highest bit of every lane set.
     lanes_high: u64,
-    /// How [`alt`](Self::alt)'s `c` is derived from a fingerprint.
-    offsets: Offsets,
     /// The alternate offset ([`alt`](Self::alt)'s `c`) of every fingerprint
     /// value `0..2^f`, or empty: kept only for tables large enough (see
-    /// [`offset_table`](Self::offset_table)). A function of `buckets`,
-    /// `fingerprint_bits` and `offsets` alone, so never serialized.
+    /// [`offset_table`](Self::offset_table)). A function of `buckets` and
+    /// `fingerprint_bits` alone, so never serialized.
     alt_offsets: Box<[u32]>,
 }
 
@@ -173,6 +137,21 @@ pub(crate) struct Table {
 fn offsets_pay(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> bool {
     table_bytes / OFFSET_TABLE_MIN_SHARE >= (1usize << fingerprint_bits) * size_of::<u32>()
         && u32::try_from(buckets).is_ok()
+}
+
+/// The bytes a table of `buckets` buckets of `fingerprint_bits`-bit
+/// fingerprints takes, its kept offsets included (its
+/// [`memory_bytes`](Table::memory_bytes)), or `None` on overflow.
+pub(crate) fn memory_bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
+    let bytes = bytes_for(buckets, fingerprint_bits)?;
+    let kept = offsets_pay(bytes, buckets, fingerprint_bits)
+        || fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(buckets).is_ok();
+    let offsets = if kept {
+        (1usize << fingerprint_bits) * size_of::<u32>()
+    } else {
+        0
+    };
+    bytes.checked_add(offsets)
 }
 
 /// The number of bytes that hold `buckets` buckets of `fingerprint_bits`
@@ -193,32 +172,6 @@ impl Table {
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
     pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
-        // Mixed wherever the offsets are kept, up to 12 bits, so that no
-        // lookup computes `mix64`; golden-ratio offsets where they are
-        // computed, and from 13 bits (`MIXED_KEPT_MAX_BITS` says why).
-        let offsets = if fingerprint_bits <= MIXED_MAX_BITS
-            || fingerprint_bits <= MIXED_KEPT_MAX_BITS
-                && offsets_pay(bytes.len(), buckets, fingerprint_bits)
-        {
-            Offsets::Mixed
-        } else {
-            Offsets::Golden
-        };
-        Table::from_bytes_with(bytes, buckets, fingerprint_bits, offsets)
-    }
-
-    /// As [`from_bytes`](Self::from_bytes), with the offset rule the bytes
-    /// were built with.
-    ///
-    /// # Panics
-    ///
-    /// As [`from_bytes`](Self::from_bytes).
-    pub(crate) fn from_bytes_with(
-        bytes: Vec<u8>,
-        buckets: usize,
-        fingerprint_bits: u32,
-        offsets: Offsets,
-    ) -> Table {
         assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
         assert!(buckets >= 1);
         assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
@@ -242,7 +195,6 @@ impl Table {
             fingerprint_mask: (1u64 << f) - 1,
             lanes_low,
             lanes_high: lanes_low << (f - 1),
-            offsets,
             alt_offsets: Box::default(),
             bytes,
         };
@@ -252,21 +204,13 @@ impl Table {
 
     /// Every fingerprint's alternate offset, when keeping them pays: every
     /// offset (`< buckets`) fits a `u32`, and the buckets take
-    /// [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, or the offsets
-    /// are [`Offsets::Mixed`] of at most [`MIXED_KEPT_MAX_BITS`] bits.
-    /// Otherwise empty.
+    /// [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, or the
+    /// fingerprints have at most [`ALWAYS_KEPT_MAX_BITS`] bits (at most 64
+    /// offsets). Otherwise empty.
     fn offset_table(&self) -> Box<[u32]> {
         let values = 1usize << self.fingerprint_bits;
         let pays = offsets_pay(self.bytes.len(), self.buckets, self.fingerprint_bits)
-            // Mixed offsets up to 12 bits (16 KiB) are kept at any size:
-            // computing `mix64` on every lookup was slow. New tables take
-            // them only where they pay or are few (`from_bytes`); a small
-            // table of wide mixed offsets comes only from bytes written so
-            // by hand, and wider ones are not kept there, so that a few
-            // bytes cannot ask for 256 KiB.
-            || self.offsets == Offsets::Mixed
-                && self.fingerprint_bits <= MIXED_KEPT_MAX_BITS
-                && u32::try_from(self.buckets).is_ok();
+            || self.fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(self.buckets).is_ok();
         if !pays {
             return Box::default();
         }
@@ -276,19 +220,11 @@ impl Table {
             .collect()
     }
 
-    /// [`alt`](Self::alt)'s `c` for `fingerprint`, computed.
+    /// [`alt`](Self::alt)'s `c` for `fingerprint`, computed:
+    /// `reduce(mix64(fp), m') | 1`.
     #[inline]
     fn alt_offset(&self, fingerprint: u64) -> usize {
-        let scrambled = match self.offsets {
-            Offsets::Mixed => filter_core::mix64(fingerprint),
-            Offsets::Golden => fingerprint.wrapping_mul(ALT_MULTIPLIER),
-        };
-        filter_core::reduce(scrambled, self.even_buckets) | self.odd_bit
-    }
-
-    /// How this table derives alternate offsets (stored in its bytes' header).
-    pub(crate) fn offsets(&self) -> Offsets {
-        self.offsets
+        filter_core::reduce(scramble(fingerprint), self.even_buckets) | self.odd_bit
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
@@ -403,9 +339,8 @@ impl Table {
 
     /// The other bucket of a fingerprint in `bucket < m`, itself `< m`
     /// (lookups rely on this to read without bounds checks): `(c − bucket) mod m`,
-    /// with an odd offset `c = reduce(h, m') | 1 < m`, `h` the fingerprint
-    /// times φ or its `mix64` (see [`Offsets`]; `m'` the largest even number
-    /// ≤ `m`; `c = 0` when `m = 1`).
+    /// with an odd offset `c = reduce(mix64(fp), m') | 1 < m` (`m'` the
+    /// largest even number ≤ `m`; `c = 0` when `m = 1`).
     ///
     /// An involution for every `m`, because `c` depends on the fingerprint
     /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
@@ -421,18 +356,13 @@ impl Table {
     /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
     /// has exactly one such bucket, about 1 item in `m`.
     ///
-    /// Large tables, and tables of mixed offsets, look `c` up instead
-    /// ([`offset_table`](Self::offset_table)): it is three
-    /// multiplications on the path to the second bucket's address, and a
-    /// lookup that waits on memory is limited by how long that path is and
-    /// how many instructions it holds. Read from a table of 4 KiB (f = 10)
-    /// that stays in the L1 cache, it made lookups, removes and inserts at
-    /// 1M keys about 5 % faster in `cargo xtask compare` (hits 4.43–4.55 →
-    /// 4.18–4.27 ns, three alternating pairs); read from tables of 32 to
-    /// 256 KiB (13 to 16 bits), too large to stay in the L1 cache, lookups
-    /// 8 to 17 % faster ([`OFFSET_TABLE_MIN_SHARE`]). A fingerprint outside
-    /// the table (none is, but nothing here relies on it) computes `c`, so
-    /// both ways give the same bucket.
+    /// Large tables, and tables of narrow fingerprints, look `c` up
+    /// instead ([`offset_table`](Self::offset_table)): computing it puts
+    /// `mix64` on the path to the second bucket's address, and a lookup
+    /// that waits on memory is limited by how long that path is and how
+    /// many instructions it holds. A fingerprint outside the table (none
+    /// is, but nothing here relies on it) computes `c`, so both ways give
+    /// the same bucket.
     #[inline]
     pub(crate) fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
         let c = match self.alt_offsets.get(fingerprint as usize) {
@@ -509,8 +439,8 @@ impl Table {
     /// On x86-64 both windows are loaded straight into one SSE2 register
     /// (part of the x86-64 baseline, no detection needed) and compared
     /// there: a lookup that waits on memory then holds fewer instructions
-    /// in the integer scheduler, and the core keeps more lookups in flight
-    /// (measured 5-10 % faster lookups at 1M and 10M keys). Each window is
+    /// in the integer scheduler, and the core keeps more lookups in flight.
+    /// Each window is
     /// shifted down to its bucket in its own register before the two are
     /// joined (`psrlq`, one count per register); shifting the three
     /// constants up instead took six shifts, three joins and, for the
@@ -808,14 +738,13 @@ impl Table {
         }
         // An empty slot goes to the emptier bucket (the first on a tie):
         // filling the two evenly leaves fewer items whose buckets are both
-        // full (31 % of the inserts from 85 to 90 % load instead of 38 %),
-        // and each of those costs a search for room. How full a bucket is
+        // full, and each of those costs a search for room. How full a bucket is
         // shows in its lowest empty slot, since inserts fill the lowest one
         // and moves keep slots in place: a bucket of k items holds them in
         // slots 0..k unless a remove left a hole (which only makes the
         // choice less even); `lowest_flag_order` ranks them by it. A
         // popcount instead is some thirty instructions without POPCNT (not
-        // in baseline x86-64) and made inserts at 1M keys 30 % slower.
+        // in baseline x86-64), which made inserts markedly slower.
         // (`EMPTIER` is a constant, so only one choice is compiled.)
         let in_first = if EMPTIER {
             u64::from(lowest_flag_order(flags1) <= lowest_flag_order(flags2)).wrapping_neg()
@@ -991,71 +920,45 @@ mod tests {
 
     #[test]
     fn kept_alternate_offsets_are_the_formats() {
-        // 100,000 buckets of 8-bit fingerprints: 400 KB of buckets, far more
-        // than 128 × 1 KiB of offsets, so the table keeps them. Each kept
-        // offset must be the format's `reduce(s(fp), m') | 1`, written out
-        // here, not taken from the code that fills the table: s is
-        // SplitMix64's finalizer for mixed offsets (format 1.2), the golden
-        // ratio multiple otherwise.
+        // Each kept offset must be the format's `reduce(mix64(fp), m') | 1`,
+        // with SplitMix64's finalizer written out here, not taken from the
+        // code that fills the table.
         let splitmix = |x: u64| {
             let z = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        let golden = |x: u64| x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let rules: [(Offsets, &dyn Fn(u64) -> u64); 2] =
-            [(Offsets::Mixed, &splitmix), (Offsets::Golden, &golden)];
-        for (offsets, scramble) in rules {
-            let shapes = [
-                (100_000, 8),
-                (100_001, 8),
-                (131_073, 10),
-                (2_000_000, 12),
-                (645_277, 13),
-                (4_194_304, 16),
-            ];
-            for (buckets, bits) in shapes {
-                let bytes = vec![0; bytes_for(buckets, bits).unwrap()];
-                let t = Table::from_bytes_with(bytes, buckets, bits, offsets);
-                assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
-                for fp in 0..1u64 << bits {
-                    let even = buckets & !1;
-                    let format = ((u128::from(scramble(fp)) * even as u128) >> 64) as usize | 1;
-                    assert_eq!(
-                        t.alt_offsets[fp as usize] as usize, format,
-                        "{offsets:?} m {buckets} fp {fp}"
-                    );
-                    // Computed, as tables without kept offsets do: the same.
-                    assert_eq!(t.alt_offset(fp), format, "{offsets:?} m {buckets} fp {fp}");
-                }
-            }
-        }
-        // New tables take mixed offsets up to 6 bits, and keep them however
-        // small; from 7 to 12 bits they take mixed offsets where they keep
-        // them (from 128 times the offsets' space) and the golden ratio
-        // elsewhere; from 13 bits the golden ratio, kept from the same share.
-        for (buckets, bits, offsets, kept) in [
-            (3, 4, Offsets::Mixed, true),
-            (1000, 6, Offsets::Mixed, true),
-            (1000, 7, Offsets::Golden, false),
-            (18_722, 7, Offsets::Golden, false),
-            (18_723, 7, Offsets::Mixed, true),
-            (1000, 10, Offsets::Golden, false),
-            (104_857, 10, Offsets::Mixed, true),
-            (2_000_000, 12, Offsets::Mixed, true),
-            (645_276, 13, Offsets::Golden, false),
-            (645_277, 13, Offsets::Golden, true),
-            (4_194_304, 16, Offsets::Golden, true),
-        ] {
+        let shapes = [
+            (3, 4),
+            (1000, 6),
+            (100_000, 8),
+            (100_001, 8),
+            (131_073, 10),
+            (645_277, 13),
+            (4_194_304, 16),
+        ];
+        for (buckets, bits) in shapes {
             let t = table(buckets, bits);
-            assert_eq!(t.offsets(), offsets, "m {buckets} f {bits}");
-            let kept = if kept { 1 << bits } else { 0 };
-            assert_eq!(t.alt_offsets.len(), kept, "m {buckets} f {bits}");
+            assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
+            for fp in 0..1u64 << bits {
+                let even = buckets & !1;
+                let format = ((u128::from(splitmix(fp)) * even as u128) >> 64) as usize | 1;
+                assert_eq!(
+                    t.alt_offsets[fp as usize] as usize, format,
+                    "m {buckets} fp {fp}"
+                );
+                // Computed, as tables without kept offsets do: the same.
+                assert_eq!(t.alt_offset(fp), format, "m {buckets} fp {fp}");
+            }
         }
     }
 
     #[test]
     fn alternate_offsets_are_kept_only_where_they_pay() {
+        // Up to 6 bits at any size (256 bytes at most).
+        assert_eq!(table(3, 4).alt_offsets.len(), 16);
+        assert_eq!(table(1000, 6).alt_offsets.len(), 64);
+        assert!(table(1000, 7).alt_offsets.is_empty());
         // At f = 10 the 4 KiB of offsets need 512 KiB of table (5 bytes a
         // bucket, and 7 of padding): 104,857 buckets.
         assert!(table(104_856, 10).alt_offsets.is_empty());
@@ -1066,16 +969,6 @@ mod tests {
         assert_eq!(table(645_277, 13).alt_offsets.len(), 1 << 13);
         assert!(table(4_194_303, 16).alt_offsets.is_empty());
         assert_eq!(table(4_194_304, 16).alt_offsets.len(), 1 << 16);
-        // Mixed offsets (only hand-written bytes ask for them in a small
-        // table of 7 bits or more) are kept at any size up to 12 bits, 16
-        // KiB; wider ones only from the share, like golden-ratio ones.
-        let small = |bits| {
-            let bytes = vec![0; bytes_for(1000, bits).unwrap()];
-            Table::from_bytes_with(bytes, 1000, bits, Offsets::Mixed)
-        };
-        assert_eq!(small(12).alt_offsets.len(), 1 << 12);
-        assert!(small(13).alt_offsets.is_empty());
-        assert!(small(16).alt_offsets.is_empty());
         // The offsets count in the memory, and only they come on top.
         let t = table(104_857, 10);
         assert_eq!(t.memory_bytes(), t.bytes().len() + 4096);

@@ -1,7 +1,7 @@
 //! The standard traits and conveniences a user expects: thread safety,
 //! a short `Debug`, equality of whole state, and `clear`.
 
-use cuckoo::{CuckooFilter, DefaultHashBuilder};
+use cuckoo::{CuckooFilter, PortableHasher};
 use filter_core::testing::keys;
 
 /// Compile-time: a filter can be sent to and shared between threads (for
@@ -10,7 +10,7 @@ use filter_core::testing::keys;
 fn filters_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync + Clone + std::fmt::Debug + Eq>() {}
     assert_send_sync::<CuckooFilter>();
-    assert_send_sync::<CuckooFilter<DefaultHashBuilder>>();
+    assert_send_sync::<CuckooFilter<PortableHasher>>();
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn equal_exactly_when_the_bytes_are_equal() {
     // The same table under a hasher that hashes differently: not equal,
     // as `from_bytes` would refuse one's bytes under the other's hasher.
     let mut d =
-        CuckooFilter::with_fpr_and_hasher(10_000, 0.01, DefaultHashBuilder::with_seed(7)).unwrap();
+        CuckooFilter::with_fpr_and_hasher(10_000, 0.01, PortableHasher::with_seed(7)).unwrap();
     let mut e = CuckooFilter::with_fpr(10_000, 0.01).unwrap();
     d.insert_hash(42).unwrap();
     e.insert_hash(42).unwrap();

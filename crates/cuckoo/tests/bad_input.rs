@@ -1,7 +1,7 @@
 //! Bad parameters and bad bytes are errors that name what was wrong, never
 //! panics, and never a filter that answers with false negatives.
 
-use cuckoo::{CuckooFilter, DefaultHashBuilder, Error};
+use cuckoo::{CuckooFilter, Error, PortableHasher};
 use filter_core::format::reseal;
 use filter_core::testing::{BAD_RATES, keys};
 
@@ -291,12 +291,33 @@ fn a_victim_beside_a_free_slot_of_its_buckets_is_refused() {
 #[test]
 fn other_kinds_and_hashers_are_refused() {
     let bytes = full_filter().to_bytes();
-    let other = CuckooFilter::from_bytes_with_hasher(&bytes, DefaultHashBuilder::with_seed(9));
+    let other = CuckooFilter::from_bytes_with_hasher(&bytes, PortableHasher::with_seed(9));
     assert_eq!(other.unwrap_err(), Error::HasherMismatch);
+    // Valid bytes of another kind (here a header that says BloomFilter)
+    // name both kinds.
     let mut kind = bytes.clone();
     kind[8] = 1; // FilterKind::Bloom
     reseal(&mut kind);
-    assert!(corrupt_reason(&kind).contains("Bloom"));
+    let err = CuckooFilter::from_bytes(&kind).unwrap_err();
+    assert_eq!(
+        err,
+        Error::WrongKind {
+            expected: "CuckooFilter",
+            found: "BloomFilter"
+        }
+    );
+    assert!(err.to_string().contains("BloomFilter"), "{err}");
+    // And the scalable filter's bytes are not a CuckooFilter's either.
+    let mut scalable = bytes.clone();
+    scalable[8] = 11; // FilterKind::ScalableCuckoo
+    reseal(&mut scalable);
+    assert!(matches!(
+        CuckooFilter::from_bytes(&scalable),
+        Err(Error::WrongKind {
+            found: "ScalableCuckooFilter",
+            ..
+        })
+    ));
     let junk = [b'x'; 80];
     assert!(corrupt_reason(&junk).contains("magic"));
 }

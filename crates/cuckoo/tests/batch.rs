@@ -4,7 +4,7 @@
 //! for byte as one-by-one inserts and removals do; inserts stop where they
 //! would stop.
 
-use cuckoo::{CuckooFilter, Error};
+use cuckoo::{BatchContains, BatchInsert, BatchRemove, CuckooFilter, Error};
 use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
@@ -153,10 +153,10 @@ fn batched_inserts_leave_the_table_of_one_by_one_inserts() {
         assert!(batched.to_bytes() == expected, "u64 keys, {n}");
 
         // Pre-hashed: the hashes `insert` would have computed.
-        let hasher = cuckoo::DefaultHashBuilder::default();
+        let hasher = cuckoo::PortableHasher::default();
         let hashes = members
             .iter()
-            .map(|k| std::hash::BuildHasher::hash_one(&hasher, k));
+            .map(|k| cuckoo::KeyHasher::hash_key(&hasher, k));
         let mut batched = fresh();
         batched.insert_hash_batch(hashes).unwrap();
         assert!(batched.to_bytes() == expected, "hashes, {n}");
@@ -224,12 +224,12 @@ fn batched_removes_leave_the_table_of_one_by_one_removes() {
         assert!(batched.contains(&members[0]), "one copy of two left");
 
         // Pre-hashed, and `str` keys.
-        let hasher = cuckoo::DefaultHashBuilder::default();
+        let hasher = cuckoo::PortableHasher::default();
         let hashes: Vec<u64> = members
             .iter()
             .skip(1)
             .step_by(4)
-            .map(|k| std::hash::BuildHasher::hash_one(&hasher, k))
+            .map(|k| cuckoo::KeyHasher::hash_key(&hasher, k))
             .collect();
         let removed = hashes.iter().filter(|&&h| filter.remove_hash(h)).count();
         assert_eq!(removed, hashes.len());
@@ -362,9 +362,9 @@ quickcheck! {
                     let got = if op % 5 == 0 {
                         batched.insert_batch(&keys)
                     } else {
-                        let hasher = cuckoo::DefaultHashBuilder::default();
+                        let hasher = cuckoo::PortableHasher::default();
                         batched.insert_hash_batch(
-                            keys.iter().map(|k| std::hash::BuildHasher::hash_one(&hasher, k)),
+                            keys.iter().map(|k| cuckoo::KeyHasher::hash_key(&hasher, k)),
                         )
                     };
                     let expected = insert_each(&mut single, &keys.iter().collect::<Vec<_>>());

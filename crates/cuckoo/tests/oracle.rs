@@ -6,11 +6,11 @@
 // quickcheck passes generated values by value.
 #![allow(clippy::needless_pass_by_value)]
 
-use cuckoo::{CuckooFilter, DefaultHashBuilder};
+use cuckoo::{CuckooFilter, PortableHasher};
 use filter_core::testing::oracle::{Codec, Harness, Op};
 use quickcheck::QuickCheck;
 
-type Cuckoo = CuckooFilter<DefaultHashBuilder>;
+type Cuckoo = CuckooFilter<PortableHasher>;
 
 fn codec() -> Option<Codec<Cuckoo>> {
     Some(Codec {

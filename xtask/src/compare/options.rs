@@ -12,12 +12,10 @@ usage: cargo xtask compare [options]
 
 Builds every filter of the workspace and its peer crates from the same seeded
 keys, measures space, false-positive rate and speed, and writes
-comparison.md, comparison.csv, comparison-small.csv (false-positive rates on
-sets of 10 to 1000 keys) and SVG charts.
+comparison.md, comparison.csv and SVG charts.
 
 options:
-  --quick          100k keys, 1 % target, fewer repetitions, small sets of 100
-                   keys only (CI; under a minute)
+  --quick          100k keys, 1 % target, 3 repetitions (CI; about a minute)
   --n <list>       key counts, comma-separated; k/M suffixes allowed (default 100k,1M,10M)
   --fpr <list>     target rates of the sized filters (default 0.01,0.001)
   --seed <u64>     key seed (default 1); space and FPR are reproducible from it
@@ -29,12 +27,13 @@ options:
                    never replace the report)
   -h, --help       this text
 
+String keys and the same-hasher rows are measured at one size and rate: 1M
+keys (or the size closest to it) and 1 % (or the first rate).
+
 The build is the default one unless RUSTFLAGS says otherwise:
 RUSTFLAGS=\"-C target-cpu=native\" cargo xtask compare measures a build for
-this CPU, which moves some rows by a third (README, \"Compiling for your
-CPU\"); the report's SIMD row says which build made it.";
+this CPU; the report's SIMD row says which build made it.";
 
-/// What to measure and where to write it.
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub(crate) sizes: Vec<usize>,
@@ -43,10 +42,9 @@ pub(crate) struct Options {
     pub(crate) filters: Vec<String>,
     pub(crate) reps: Option<usize>,
     pub(crate) out: PathBuf,
-    /// True when any option narrowed the default run.
+    /// True when any option narrowed the default run (tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) narrowed: bool,
-    /// `--quick`: the small-sets section runs its short plan too.
-    pub(crate) quick: bool,
 }
 
 /// The default (full) run: a cache-resident size, one beyond L2 and one
@@ -130,12 +128,28 @@ impl Options {
             reps,
             out,
             narrowed,
-            quick,
         }))
     }
 
     /// Timing repetitions for `n` keys: more for small, fast sizes, where
     /// one pass is short and noise matters most.
+    /// The size and rate of the string-key and same-hasher sections: the
+    /// size closest to 1M, and 1 % if asked for, else the first rate.
+    pub(crate) fn reference(&self) -> (usize, f64) {
+        let n = self
+            .sizes
+            .iter()
+            .copied()
+            .min_by_key(|&n| n.abs_diff(1_000_000))
+            .unwrap_or(1_000_000);
+        let p = if self.fprs.contains(&0.01) {
+            0.01
+        } else {
+            self.fprs.first().copied().unwrap_or(0.01)
+        };
+        (n, p)
+    }
+
     pub(crate) fn reps_for(&self, n: usize) -> usize {
         self.reps.unwrap_or(match n {
             0..=300_000 => 7,

@@ -1,466 +1,279 @@
 //! Adapters for the workspace's own filters.
 //!
-//! Each gets [`Cheap64`] as its `BuildHasher` (the `*_and_hasher`
-//! constructors, or the `*_hash` methods with `Cheap64::hash(key)` for the
-//! static filters' `from_hashes`), like the peers that accept one.
+//! Every filter of ours implements the same traits (`Insert`, `Remove`,
+//! `BatchContains`), so one generic adapter per shape (dynamic, removing,
+//! static) serves them all, and a filter joins the report with a few
+//! lines: its constructor and what the report says about it
+//! ([`Dynamic`], [`Static`]).
 
-use filter_core::sizing::{BlockLayout, blocked_bloom_fpr, bloom_fpr};
+use std::marker::PhantomData;
 
-use filter_core::{AnyHashes, UniformHashes};
+use filter_core::{BatchContains, Error, Insert, KeyHasher, PortableHasher, Remove, UniformHasher};
 
 use super::Result;
 use super::measure::{Entry, entry};
-use super::quality::Quality;
-use super::subject::{Family, Subject, Target, build_error, shared_build};
+use super::subject::{Family, Info, Key, Subject, Target, build_error};
 use super::workload::Cheap64;
 
-/// Every one of our filters, in report order.
+/// Every one of our rows on `u64` keys with the default hasher, then the
+/// rows of the "same hasher" section, in report order.
 pub(crate) fn entries() -> Vec<Entry> {
     vec![
-        entry::<Bloom>(),
-        entry::<Bloom<UniformHashes>>(),
-        entry::<Blocked>(),
-        entry::<Blocked<UniformHashes>>(),
-        entry::<Counting>(),
-        entry::<Counting<UniformHashes>>(),
-        entry::<BlockedCounting>(),
-        entry::<BlockedCounting<UniformHashes>>(),
-        entry::<Cuckoo>(),
-        entry::<Cuckoo<UniformHashes>>(),
-        entry::<Xor8>(),
-        entry::<Xor16>(),
-        entry::<BinaryFuse8>(),
-        entry::<BinaryFuse16>(),
+        entry::<Grown<bloom::BloomFilter>, u64>(),
+        entry::<Grown<bloom::BlockedBloomFilter>, u64>(),
+        entry::<ParquetSbbf, u64>(),
+        entry::<Grown<bloom::ScalableBloomFilter>, u64>(),
+        entry::<Emptied<counting_bloom::CountingBloomFilter>, u64>(),
+        entry::<Emptied<counting_bloom::BlockedCountingBloomFilter>, u64>(),
+        entry::<Emptied<counting_bloom::DLeftCountingBloomFilter>, u64>(),
+        entry::<Emptied<cuckoo::CuckooFilter>, u64>(),
+        entry::<Emptied<cuckoo::ScalableCuckooFilter>, u64>(),
+        entry::<Emptied<quotient_filter::QuotientFilter>, u64>(),
+        entry::<Built<xor_filter::Xor8>, u64>(),
+        entry::<Built<xor_filter::Xor16>, u64>(),
+        entry::<Built<xor_filter::BinaryFuse8>, u64>(),
+        entry::<Built<xor_filter::BinaryFuse16>, u64>(),
+        entry::<Built<xor_filter::Ribbon>, u64>(),
     ]
 }
 
-const HASHER: &str = "Cheap64 (as its BuildHasher)";
-
-fn rate(target: Target) -> Result<f64> {
-    match target {
-        Target::Rate(p) => Ok(p),
-        Target::Fixed => Err("a sized filter needs a target rate".into()),
-    }
+/// Our rows on string keys: the filters that have a peer.
+pub(crate) fn string_entries() -> Vec<Entry> {
+    vec![
+        entry::<Grown<bloom::BloomFilter>, String>(),
+        entry::<Grown<bloom::BlockedBloomFilter>, String>(),
+        entry::<Emptied<cuckoo::CuckooFilter>, String>(),
+        entry::<Built<xor_filter::BinaryFuse8>, String>(),
+    ]
 }
 
-/// `bloom::BloomFilter`.
-pub(crate) struct Bloom<Q: Quality = AnyHashes>(bloom::BloomFilter<Cheap64, Q>);
-
-impl<Q: Quality> Subject for Bloom<Q> {
-    const NAME: &'static str = Q::BLOOM;
-    const UNIFORM_HASHES: bool = Q::UNIFORM;
-    const CRATE: &'static str = "bloom";
-    const FAMILY: Family = Family::Bloom;
-    const PEER: bool = false;
-    const HASHER: &'static str = HASHER;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = false;
-    const SIZED: bool = true;
-
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::bloom(bloom::BloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        for k in keys {
-            f.insert(k);
-        }
-        Ok(Bloom(f))
-    }
-    const BATCH_INSERT: bool = true;
-    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::bloom(bloom::BloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        f.insert_batch(keys);
-        Ok(Bloom(f))
-    }
-    const SHARED_INSERT: bool = true;
-    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
-        let f = Q::atomic_bloom(bloom::AtomicBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        let f = shared_build(f, keys, |f, k| f.insert(&k));
-        Ok(Bloom(f.into()))
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    const BATCH: bool = true;
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        self.0.contains_batch(keys).filter(|&found| found).count()
-    }
-    fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-    fn lines_per_hit(&self) -> usize {
-        self.0.hashes() as usize
-    }
-    fn params(&self) -> String {
-        format!("k={}, {} bits", self.0.hashes(), self.0.bits())
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        bloom_fpr(self.0.bits(), n, self.0.hashes()).unwrap_or(f64::NAN)
-    }
+/// Our filters with a peer, given `Cheap64` through `UniformHasher`: the
+/// hash as the peers given `Cheap64` take it.
+pub(crate) fn cheap_entries() -> Vec<Entry> {
+    vec![
+        entry::<Grown<bloom::BloomFilter<Cheap>, Cheap>, u64>(),
+        entry::<Grown<bloom::BlockedBloomFilter<Cheap>, Cheap>, u64>(),
+        entry::<Emptied<cuckoo::CuckooFilter<Cheap>, Cheap>, u64>(),
+    ]
 }
 
-/// `bloom::BlockedBloomFilter`: 256-bit blocks, one bit in each of eight
-/// 32-bit lanes.
-pub(crate) struct Blocked<Q: Quality = AnyHashes>(bloom::BlockedBloomFilter<Cheap64, Q>);
+/// `Cheap64`, trusted as uniform.
+pub(crate) type Cheap = UniformHasher<Cheap64>;
 
-/// The block of `bloom::BlockedBloomFilter`: 256 bits.
-const BLOCK_BITS: u32 = bloom::BLOCK_BITS;
+/// The label a hasher gets in the report.
+pub(crate) trait Hasher: KeyHasher + Default {
+    const LABEL: &'static str;
+}
 
-impl<Q: Quality> Subject for Blocked<Q> {
-    const NAME: &'static str = Q::BLOCKED;
-    const UNIFORM_HASHES: bool = Q::UNIFORM;
-    const CRATE: &'static str = "bloom";
-    const FAMILY: Family = Family::BlockedBloom;
-    const PEER: bool = false;
-    const HASHER: &'static str = HASHER;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = false;
-    const SIZED: bool = true;
+impl Hasher for PortableHasher {
+    const LABEL: &'static str = "default";
+}
 
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::blocked(bloom::BlockedBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        for k in keys {
-            f.insert(k);
-        }
-        Ok(Blocked(f))
-    }
-    const BATCH_INSERT: bool = true;
-    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::blocked(bloom::BlockedBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        f.insert_batch(keys);
-        Ok(Blocked(f))
-    }
-    const SHARED_INSERT: bool = true;
-    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
-        let f = Q::atomic_blocked(bloom::AtomicBlockedBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        let f = shared_build(f, keys, |f, k| f.insert(&k));
-        Ok(Blocked(f.into()))
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    const BATCH: bool = true;
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        self.0.contains_batch(keys).filter(|&found| found).count()
-    }
-    fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-    fn lines_per_hit(&self) -> usize {
+impl Hasher for Cheap {
+    const LABEL: &'static str = "Cheap64";
+}
+
+/// A filter of ours built by inserts: its constructor and report labels.
+pub(crate) trait Dynamic<H>: Sized + BatchContains {
+    const INFO: Info;
+    fn with_fpr(n: usize, fpr: f64, hasher: H) -> Result<Self, Error>;
+    /// Cache lines a member lookup reads.
+    fn lines(&self) -> usize {
         1
     }
-    fn params(&self) -> String {
-        format!(
-            "k={}, {BLOCK_BITS}-bit blocks, {} bits",
-            self.0.hashes(),
-            self.0.bits()
-        )
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        blocked_bloom_fpr(
-            self.0.bits(),
-            n,
-            self.0.hashes(),
-            BLOCK_BITS,
-            BlockLayout::Split,
-        )
-        .unwrap_or(f64::NAN)
-    }
 }
 
-/// `counting_bloom::CountingBloomFilter`.
-pub(crate) struct Counting<Q: Quality = AnyHashes>(counting_bloom::CountingBloomFilter<Cheap64, Q>);
+/// A filter of ours built from all keys at once.
+pub(crate) trait Static: Sized + BatchContains {
+    const INFO: Info;
+    fn build<K: Key>(keys: &[K], target: Target) -> Result<Self>;
+}
 
-impl<Q: Quality> Subject for Counting<Q> {
-    const NAME: &'static str = Q::COUNTING;
-    const UNIFORM_HASHES: bool = Q::UNIFORM;
-    const CRATE: &'static str = "counting-bloom";
-    const FAMILY: Family = Family::CountingBloom;
-    const PEER: bool = false;
-    const HASHER: &'static str = HASHER;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = true;
-    const SIZED: bool = true;
+/// A dynamic filter without removes: built by one-by-one inserts.
+pub(crate) struct Grown<F, H = PortableHasher>(F, PhantomData<H>);
+/// A dynamic filter with removes.
+pub(crate) struct Emptied<F, H = PortableHasher>(F, PhantomData<H>);
+/// A static filter.
+pub(crate) struct Built<F>(F);
 
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::counting(counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        for k in keys {
-            f.insert(k);
-        }
-        Ok(Counting(f))
+fn grow<K: Key, H: Hasher, F: Dynamic<H> + Insert<K>>(keys: &[K], target: Target) -> Result<F> {
+    let mut filter = F::with_fpr(keys.len(), target.rate()?, H::default())?;
+    for key in keys {
+        filter.insert(key)?;
     }
-    const BATCH_INSERT: bool = true;
-    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::counting(counting_bloom::CountingBloomFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        f.insert_batch(keys);
-        Ok(Counting(f))
+    Ok(filter)
+}
+
+impl<K: Key, H: Hasher, F: Dynamic<H> + Insert<K>> Subject<K> for Grown<F, H> {
+    const INFO: Info = Info {
+        hasher: H::LABEL,
+        ..F::INFO
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        Ok(Grown(grow::<K, H, F>(keys, target)?, PhantomData))
     }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
     }
-    const BATCH: bool = true;
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        self.0.contains_batch(keys).filter(|&found| found).count()
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: u64) -> bool {
-        self.0.remove(&key)
-    }
-    const BATCH_REMOVE: bool = true;
-    fn remove_batch(&mut self, keys: &[u64]) -> usize {
-        self.0.remove_batch(keys)
+    fn count_batch(&self, keys: &[K]) -> usize {
+        self.0.contains_batch(keys).filter(|&hit| hit).count()
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
     fn lines_per_hit(&self) -> usize {
-        self.0.hashes() as usize
-    }
-    fn params(&self) -> String {
-        format!(
-            "k={}, {} 4-bit counters",
-            self.0.hashes(),
-            self.0.counters()
-        )
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        bloom_fpr(self.0.counters(), n, self.0.hashes()).unwrap_or(f64::NAN)
+        self.0.lines()
     }
 }
 
-/// `counting_bloom::BlockedCountingBloomFilter`: each key's counters in two
-/// 64-byte blocks.
-pub(crate) struct BlockedCounting<Q: Quality = AnyHashes>(
-    counting_bloom::BlockedCountingBloomFilter<Cheap64, Q>,
-);
-
-impl<Q: Quality> Subject for BlockedCounting<Q> {
-    const NAME: &'static str = Q::BLOCKED_COUNTING;
-    const UNIFORM_HASHES: bool = Q::UNIFORM;
-    const CRATE: &'static str = "counting-bloom";
-    const FAMILY: Family = Family::CountingBloom;
-    const PEER: bool = false;
-    const HASHER: &'static str = HASHER;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = true;
-    const SIZED: bool = true;
-
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::blocked_counting(
-            counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
-                keys.len(),
-                rate(target)?,
-                Cheap64::default(),
-            )?,
-        )?;
-        for k in keys {
-            f.insert(k);
-        }
-        Ok(BlockedCounting(f))
-    }
-    const BATCH_INSERT: bool = true;
-    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::blocked_counting(
-            counting_bloom::BlockedCountingBloomFilter::with_fpr_and_hasher(
-                keys.len(),
-                rate(target)?,
-                Cheap64::default(),
-            )?,
-        )?;
-        f.insert_batch(keys);
-        Ok(BlockedCounting(f))
+impl<K: Key, H: Hasher, F: Dynamic<H> + Remove<K>> Subject<K> for Emptied<F, H> {
+    const INFO: Info = Info {
+        hasher: H::LABEL,
+        remove: true,
+        ..F::INFO
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        Ok(Emptied(grow::<K, H, F>(keys, target)?, PhantomData))
     }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
     }
-    const BATCH: bool = true;
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        self.0.contains_batch(keys).filter(|&found| found).count()
+    fn count_batch(&self, keys: &[K]) -> usize {
+        self.0.contains_batch(keys).filter(|&hit| hit).count()
     }
     #[inline(always)]
-    fn remove(&mut self, key: u64) -> bool {
-        self.0.remove(&key)
-    }
-    const BATCH_REMOVE: bool = true;
-    fn remove_batch(&mut self, keys: &[u64]) -> usize {
-        self.0.remove_batch(keys)
+    fn remove(&mut self, key: &K) -> bool {
+        self.0.remove(key)
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
     fn lines_per_hit(&self) -> usize {
-        2
-    }
-    fn params(&self) -> String {
-        format!(
-            "k={}, {} blocks of 128 4-bit counters",
-            self.0.hashes(),
-            self.0.blocks()
-        )
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        self.0.expected_fpr(n)
+        self.0.lines()
     }
 }
 
-/// `cuckoo::CuckooFilter`, of either hash quality.
-pub(crate) struct Cuckoo<Q: Quality = AnyHashes>(cuckoo::CuckooFilter<Cheap64, Q>);
-
-impl<Q: Quality> Subject for Cuckoo<Q> {
-    const NAME: &'static str = Q::CUCKOO;
-    const UNIFORM_HASHES: bool = Q::UNIFORM;
-    const CRATE: &'static str = "cuckoo";
-    const FAMILY: Family = Family::Cuckoo;
-    const PEER: bool = false;
-    const HASHER: &'static str = HASHER;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = true;
-    const SIZED: bool = true;
-
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::cuckoo(cuckoo::CuckooFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        for k in keys {
-            f.insert(k).map_err(|e| build_error(Self::NAME, e))?;
-        }
-        Ok(Cuckoo(f))
-    }
-    const BATCH_INSERT: bool = true;
-    fn build_batch(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = Q::cuckoo(cuckoo::CuckooFilter::with_fpr_and_hasher(
-            keys.len(),
-            rate(target)?,
-            Cheap64::default(),
-        )?)?;
-        f.insert_batch(keys)
-            .map_err(|e| build_error(Self::NAME, e))?;
-        Ok(Cuckoo(f))
+impl<K: Key, F: Static + filter_core::Filter<K>> Subject<K> for Built<F> {
+    const INFO: Info = F::INFO;
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        F::build(keys, target).map(Built)
     }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
     }
-    const BATCH: bool = true;
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        self.0.contains_batch(keys).filter(|&found| found).count()
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: u64) -> bool {
-        self.0.remove(&key)
-    }
-    const BATCH_REMOVE: bool = true;
-    fn remove_batch(&mut self, keys: &[u64]) -> usize {
-        self.0.remove_batch(keys)
+    fn count_batch(&self, keys: &[K]) -> usize {
+        self.0.contains_batch(keys).filter(|&hit| hit).count()
     }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }
     fn lines_per_hit(&self) -> usize {
-        2
-    }
-    fn params(&self) -> String {
-        format!(
-            "{}-bit fingerprints, 4 slots × {} buckets",
-            self.0.fingerprint_bits(),
-            self.0.buckets()
-        )
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        // Up to 8 occupied slots compared, each matching with 1/(2^f − 1).
-        let load = n as f64 / (4 * self.0.buckets()) as f64;
-        let values = (self.0.fingerprint_bits() as f64).exp2() - 1.0;
-        1.0 - (1.0 - 1.0 / values).powf(8.0 * load)
+        3
     }
 }
 
-/// The four static filters of `xor-filter` share one adapter shape: built
-/// with `from_keys_with_hasher`, queried with `contains`.
-macro_rules! xor_subject {
-    ($adapter:ident, $ty:ident, $family:ident, $bits:literal) => {
-        #[doc = concat!("`xor_filter::", stringify!($ty), "`.")]
-        pub(crate) struct $adapter(xor_filter::$ty<Cheap64>);
-
-        impl Subject for $adapter {
-            const NAME: &'static str = stringify!($ty);
-            const CRATE: &'static str = "xor-filter";
-            const FAMILY: Family = Family::$family;
-            const PEER: bool = false;
-            const HASHER: &'static str = HASHER;
-            const DYNAMIC: bool = false;
-            const REMOVE: bool = false;
-            const SIZED: bool = false;
-
-            fn build(keys: &[u64], _: Target) -> Result<Self> {
-                xor_filter::$ty::from_keys_with_hasher(keys, Cheap64::default())
-                    .map($adapter)
-                    .map_err(|e| build_error(Self::NAME, e))
+/// Implements [`Dynamic`] for one of our filter types, generic over its
+/// hasher: `dynamic!(Type, "Name", "crate", Family, |filter| lines per hit)`.
+macro_rules! dynamic {
+    ($type:ty, $name:literal, $krate:literal, $family:ident, |$f:ident| $lines:expr) => {
+        impl<H: Hasher> Dynamic<H> for $type {
+            const INFO: Info = Info {
+                krate: $krate,
+                ..Info::ours($name, Family::$family, true)
+            };
+            fn with_fpr(n: usize, fpr: f64, hasher: H) -> Result<Self, Error> {
+                <$type>::with_fpr_and_hasher(n, fpr, hasher)
             }
-            #[inline(always)]
-            fn contains(&self, key: u64) -> bool {
-                self.0.contains(&key)
-            }
-            const BATCH: bool = true;
-            fn count_batch(&self, keys: &[u64]) -> usize {
-                self.0.contains_batch(keys).filter(|&found| found).count()
-            }
-            fn memory_bytes(&self) -> usize {
-                self.0.memory_bytes()
-            }
-            fn lines_per_hit(&self) -> usize {
-                3
-            }
-            fn params(&self) -> String {
-                format!(
-                    "{}-bit fingerprints, {} slots",
-                    $bits,
-                    self.0.memory_bytes() * 8 / $bits
-                )
-            }
-            fn expected_fpr(&self, _: usize) -> f64 {
-                (-f64::from($bits)).exp2()
+            fn lines(&self) -> usize {
+                let $f = self;
+                $lines
             }
         }
     };
 }
 
-xor_subject!(Xor8, Xor8, Xor8, 8);
-xor_subject!(Xor16, Xor16, Xor16, 16);
-xor_subject!(BinaryFuse8, BinaryFuse8, BinaryFuse8, 8);
-xor_subject!(BinaryFuse16, BinaryFuse16, BinaryFuse16, 16);
+dynamic!(bloom::BloomFilter<H>, "BloomFilter", "bloom", Bloom, |f| f.hashes() as usize);
+dynamic!(bloom::BlockedBloomFilter<H>, "BlockedBloomFilter", "bloom", BlockedBloom, |_f| 1);
+dynamic!(bloom::ScalableBloomFilter<H>, "ScalableBloomFilter", "bloom", ScalableBloom, |_f| 1);
+dynamic!(counting_bloom::CountingBloomFilter<H>, "CountingBloomFilter", "counting-bloom", CountingBloom, |f| f.hashes() as usize);
+dynamic!(counting_bloom::BlockedCountingBloomFilter<H>, "BlockedCountingBloomFilter", "counting-bloom", BlockedCountingBloom, |_f| 2);
+dynamic!(counting_bloom::DLeftCountingBloomFilter<H>, "DLeftCountingBloomFilter", "counting-bloom", DLeftCountingBloom, |_f| 4);
+dynamic!(cuckoo::CuckooFilter<H>, "CuckooFilter", "cuckoo", Cuckoo, |_f| 2);
+dynamic!(cuckoo::ScalableCuckooFilter<H>, "ScalableCuckooFilter", "cuckoo", ScalableCuckoo, |_f| 2);
+dynamic!(quotient_filter::QuotientFilter<H>, "QuotientFilter", "quotient-filter", Quotient, |_f| 1);
+
+/// Implements [`Static`] for one of our static filter types:
+/// `fixed!(Type, "Name", Family)` for a rate fixed by the layout.
+macro_rules! fixed {
+    ($type:ty, $name:literal, $family:ident) => {
+        impl Static for $type {
+            const INFO: Info = Info {
+                krate: "xor-filter",
+                sized: false,
+                ..Info::ours($name, Family::$family, false)
+            };
+            fn build<K: Key>(keys: &[K], _: Target) -> Result<Self> {
+                <$type>::from_keys(keys).map_err(|e| build_error($name, e))
+            }
+        }
+    };
+}
+
+fixed!(xor_filter::Xor8, "Xor8", Xor8);
+fixed!(xor_filter::Xor16, "Xor16", Xor16);
+fixed!(xor_filter::BinaryFuse8, "BinaryFuse8", BinaryFuse8);
+fixed!(xor_filter::BinaryFuse16, "BinaryFuse16", BinaryFuse16);
+
+impl Static for xor_filter::Ribbon {
+    const INFO: Info = Info {
+        krate: "xor-filter",
+        ..Info::ours("Ribbon", Family::Ribbon, false)
+    };
+    fn build<K: Key>(keys: &[K], target: Target) -> Result<Self> {
+        xor_filter::Ribbon::from_keys_with_fpr(keys, target.rate()?)
+            .map_err(|e| build_error("Ribbon", e))
+    }
+}
+
+/// `bloom::parquet::ParquetBloomFilter`, Parquet's split-block filter
+/// byte for byte: `with_fpr(n, p)` (a power of two bytes, as Parquet
+/// writers size it), then `insert_hash`/`contains_hash` of XXH3-64 of the
+/// key, as the sbbf-rs-safe row.
+pub(crate) struct ParquetSbbf(bloom::parquet::ParquetBloomFilter);
+
+fn xxh3<K: Key>(key: &K) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_u64().to_le_bytes())
+}
+
+impl<K: Key> Subject<K> for ParquetSbbf {
+    const INFO: Info = Info {
+        krate: "bloom (parquet)",
+        hasher: "XXH3-64",
+        ..Info::ours("ParquetBloomFilter", Family::BlockedBloom, true)
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = bloom::parquet::ParquetBloomFilter::with_fpr(keys.len() as u64, target.rate()?)
+            .map_err(|e| build_error("ParquetBloomFilter", e))?;
+        for k in keys {
+            f.insert_hash(xxh3(k));
+        }
+        Ok(ParquetSbbf(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn count_batch(&self, keys: &[K]) -> usize {
+        let hashes: Vec<u64> = keys.iter().map(xxh3).collect();
+        self.0.contains_hash_batch(&hashes).into_iter().filter(|&hit| hit).count()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
+    }
+}

@@ -1,87 +1,87 @@
 //! Adapters for the peer crates: the filters a Rust user would otherwise
-//! reach for, measured on the same keys in the same run.
-//!
-//! Those that accept a hasher (fastbloom, cuckoofilter) get [`Cheap64`];
-//! those that take a 64-bit hash or key directly (sbbf-rs-safe, xorf) get
-//! `Cheap64::hash(key)`. Every row, ours included, thus pays for the same
-//! hash function, and the differences are the filters'.
+//! reach for, measured on the same keys in the same run, each called as its
+//! own README shows: its default hasher where it has one, `u64` keys as
+//! they are where it takes `u64` keys. Where a crate takes a 64-bit hash,
+//! or `u64` keys only and the keys are strings, it gets XXH3-64 of the key
+//! (see [`Key::to_u64`]). The "same hasher" section gives the crates that
+//! accept a hasher [`Cheap64`], and those that take a hash `Cheap64`'s.
 
-use filter_core::sizing::{BlockLayout, blocked_bloom_bits, blocked_bloom_fpr};
-use xorf::Filter as _;
+use filter_core::sizing::{BlockLayout, blocked_bloom_bits};
 
 use super::Result;
 use super::measure::{Entry, entry};
-use super::subject::{Family, Subject, Target, build_error, shared_build};
+use super::subject::{Family, Info, Key, Subject, Target, build_error};
 use super::workload::Cheap64;
 
-/// Every peer row, in report order.
+/// Every peer row on `u64` keys, as each README shows.
 pub(crate) fn entries() -> Vec<Entry> {
     vec![
-        entry::<FastBloom>(),
-        entry::<Sbbf>(),
-        entry::<CuckooPeer>(),
-        entry::<XorfXor8>(),
-        entry::<XorfXor16>(),
-        entry::<XorfBinaryFuse8>(),
-        entry::<XorfBinaryFuse16>(),
+        entry::<FastBloom, u64>(),
+        entry::<Sbbf, u64>(),
+        entry::<Growable, u64>(),
+        entry::<CuckooPeer, u64>(),
+        entry::<QFilter, u64>(),
+        entry::<Xorf<xorf::Xor8>, u64>(),
+        entry::<Xorf<xorf::Xor16>, u64>(),
+        entry::<Xorf<xorf::BinaryFuse8>, u64>(),
+        entry::<Xorf<xorf::BinaryFuse16>, u64>(),
+        entry::<Pleat, u64>(),
     ]
 }
 
-const CHEAP64: &str = "Cheap64 (as its BuildHasher)";
-const CHEAP64_HASHED: &str = "Cheap64 (key hashed, hash passed in)";
-
-fn rate(target: Target) -> Result<f64> {
-    match target {
-        Target::Rate(p) => Ok(p),
-        Target::Fixed => Err("a sized filter needs a target rate".into()),
-    }
+/// The peers of [`super::ours::string_entries`], on string keys.
+pub(crate) fn string_entries() -> Vec<Entry> {
+    vec![
+        entry::<FastBloom, String>(),
+        entry::<Sbbf, String>(),
+        entry::<CuckooPeer, String>(),
+        entry::<Xorf<xorf::BinaryFuse8>, String>(),
+    ]
 }
 
-fn hashes(keys: &[u64]) -> Vec<u64> {
-    keys.iter().map(|&k| Cheap64::hash(k)).collect()
+/// The peers of [`super::ours::cheap_entries`], given [`Cheap64`].
+pub(crate) fn cheap_entries() -> Vec<Entry> {
+    vec![
+        entry::<FastBloom<Cheap64>, u64>(),
+        entry::<Sbbf<true>, u64>(),
+        entry::<CuckooPeer<Cheap64>, u64>(),
+    ]
 }
 
-/// `fastbloom::BloomFilter`: a classic Bloom filter whose k bits are derived
-/// from one 64-bit hash.
-pub(crate) struct FastBloom(fastbloom::BloomFilter<Cheap64>);
+/// The label of a peer's hasher: its own, or [`Cheap64`].
+pub(crate) trait Label {
+    const LABEL: &'static str;
+}
 
-impl Subject for FastBloom {
-    const FAMILY: Family = Family::Bloom;
-    const NAME: &'static str = "BloomFilter";
-    const CRATE: &'static str = "fastbloom 0.17";
-    const PEER: bool = true;
-    const HASHER: &'static str = CHEAP64;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = false;
-    const SIZED: bool = true;
+impl Label for Cheap64 {
+    const LABEL: &'static str = "Cheap64";
+}
 
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        let mut f = fastbloom::BloomFilter::with_false_pos(rate(target)?)
-            .hasher(Cheap64::default())
+impl Label for fastbloom::DefaultHasher {
+    const LABEL: &'static str = "its own";
+}
+
+impl Label for std::collections::hash_map::DefaultHasher {
+    const LABEL: &'static str = "its own";
+}
+
+/// `fastbloom::BloomFilter`: `with_false_pos(p).expected_items(n)`.
+pub(crate) struct FastBloom<H = fastbloom::DefaultHasher>(fastbloom::BloomFilter<H>);
+
+impl<K: Key, H: Label + std::hash::BuildHasher + Default + Clone> Subject<K> for FastBloom<H> {
+    const INFO: Info = Info::peer("BloomFilter", "fastbloom 0.17", Family::Bloom, H::LABEL);
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = fastbloom::BloomFilter::with_false_pos(target.rate()?)
+            .hasher(H::default())
             .expected_items(keys.len());
         for k in keys {
             f.insert(k);
         }
         Ok(FastBloom(f))
     }
-    const SHARED_INSERT: bool = true;
-    /// Through fastbloom's own `AtomicBloomFilter`, rebuilt into a
-    /// `BloomFilter` from its bits (fastbloom has no conversion).
-    fn build_shared(keys: &[u64], target: Target) -> Result<Self> {
-        let f = fastbloom::AtomicBloomFilter::with_false_pos(rate(target)?)
-            .hasher(Cheap64::default())
-            .expected_items(keys.len());
-        let f = shared_build(f, keys, |f, k| {
-            f.insert(&k);
-        });
-        let bits = fastbloom::BloomFilter::from_vec(f.iter().collect())
-            .hasher(Cheap64::default())
-            .hashes(f.num_hashes());
-        Ok(FastBloom(bits))
-    }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
     }
     fn memory_bytes(&self) -> usize {
         size_of_val(self.0.as_slice())
@@ -90,51 +90,45 @@ impl Subject for FastBloom {
         self.0.num_hashes() as usize
     }
     fn params(&self) -> String {
-        format!("k={}, {} bits", self.0.num_hashes(), self.0.num_bits())
-    }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        self.0.expected_false_pos(n)
+        format!("k={}", self.0.num_hashes())
     }
 }
 
-/// `sbbf-rs-safe`: Parquet's split-block Bloom filter (256-bit blocks, one
-/// bit in each of eight 32-bit lanes), SIMD-accelerated.
-pub(crate) struct Sbbf(sbbf_rs_safe::Filter);
+/// `sbbf_rs_safe::Filter`, Parquet's split-block layout: `new(bits_per_key,
+/// n)`, then `insert_hash`/`contains_hash` of XXH3-64 of the key (or of
+/// `Cheap64`'s hash when `CHEAP`).
+pub(crate) struct Sbbf<const CHEAP: bool = false>(sbbf_rs_safe::Filter);
 
-/// Parquet's split block: 256 bits, 8 lanes.
-const SBBF_BLOCK_BITS: u32 = 256;
-const SBBF_HASHES: u32 = 8;
+impl<const CHEAP: bool> Sbbf<CHEAP> {
+    #[inline(always)]
+    fn hash<K: Key>(key: &K) -> u64 {
+        if CHEAP {
+            Cheap64::hash(key.to_u64())
+        } else {
+            xxhash_rust::xxh3::xxh3_64(&key.to_u64().to_le_bytes())
+        }
+    }
+}
 
-impl Subject for Sbbf {
-    const FAMILY: Family = Family::BlockedBloom;
-    const NAME: &'static str = "SplitBlockBloom";
-    const CRATE: &'static str = "sbbf-rs-safe 0.3";
-    const PEER: bool = true;
-    const HASHER: &'static str = CHEAP64_HASHED;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = false;
-    const SIZED: bool = true;
-
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
-        // sbbf-rs-safe is sized in whole bits per key; take the smallest
-        // that meets the target by the split-block model.
-        let bits = blocked_bloom_bits(
-            keys.len(),
-            rate(target)?,
-            SBBF_HASHES,
-            SBBF_BLOCK_BITS,
-            BlockLayout::Split,
-        )?;
-        let bits_per_key = bits.div_ceil(keys.len() as u64) as usize;
+impl<K: Key, const CHEAP: bool> Subject<K> for Sbbf<CHEAP> {
+    const INFO: Info = Info::peer(
+        "SplitBlockBloom",
+        "sbbf-rs-safe 0.3",
+        Family::BlockedBloom,
+        if CHEAP { "Cheap64" } else { "XXH3-64" },
+    );
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let bits = blocked_bloom_bits(keys.len(), target.rate()?, 8, 256, BlockLayout::Split)?;
+        let bits_per_key = bits.div_ceil(keys.len().max(1) as u64) as usize;
         let mut f = sbbf_rs_safe::Filter::new(bits_per_key, keys.len());
-        for &k in keys {
-            f.insert_hash(Cheap64::hash(k));
+        for k in keys {
+            f.insert_hash(Self::hash(k));
         }
         Ok(Sbbf(f))
     }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(Cheap64::hash(key))
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains_hash(Self::hash(key))
     }
     fn memory_bytes(&self) -> usize {
         self.0.as_bytes().len()
@@ -142,72 +136,79 @@ impl Subject for Sbbf {
     fn lines_per_hit(&self) -> usize {
         1
     }
-    fn params(&self) -> String {
-        format!(
-            "k={SBBF_HASHES}, {}-bit blocks, {} bits",
-            SBBF_BLOCK_BITS,
-            self.memory_bytes() * 8
-        )
+}
+
+/// `growable_bloom_filter::GrowableBloom`: `new(p, initial)`, a scalable
+/// Bloom filter, started at a thousandth of the keys (at least 1,000), as
+/// our `ScalableBloomFilter` row is.
+pub(crate) struct Growable(growable_bloom_filter::GrowableBloom);
+
+/// Where both scalable filters start: they grow from here to the row's keys.
+pub(crate) fn initial_items(n: usize) -> usize {
+    (n / 1000).max(1000)
+}
+
+impl<K: Key> Subject<K> for Growable {
+    const INFO: Info = Info::peer(
+        "GrowableBloom",
+        "growable-bloom-filter 2",
+        Family::ScalableBloom,
+        "its own",
+    );
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = growable_bloom_filter::GrowableBloom::new(target.rate()?, initial_items(keys.len()));
+        for k in keys {
+            f.insert(k);
+        }
+        Ok(Growable(f))
     }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        blocked_bloom_fpr(
-            self.memory_bytes() as u64 * 8,
-            n,
-            SBBF_HASHES,
-            SBBF_BLOCK_BITS,
-            BlockLayout::Split,
-        )
-        .unwrap_or(f64::NAN)
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        // Serialized, its bits are the bulk; the stage headers are a few
+        // bytes each.
+        growable_memory(&self.0)
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
 }
 
-/// `cuckoofilter`: 8-bit fingerprints in 4-slot buckets, a power-of-two
-/// bucket count; evictions draw from `rand::thread_rng`, so its table (and
-/// the last digits of its FPR) differ from run to run.
-pub(crate) struct CuckooPeer {
-    filter: cuckoofilter::CuckooFilter<Cheap64>,
-    buckets: usize,
-    retries: u32,
+/// `cuckoofilter::CuckooFilter`: `with_capacity(n)`, `add`, `contains`,
+/// `delete`. Its capacity is rounded to a power of two, and it fails
+/// inserts well before that is full, so the row doubles the capacity until
+/// every key goes in (the retries are reported).
+pub(crate) struct CuckooPeer<H = std::collections::hash_map::DefaultHasher> {
+    filter: cuckoofilter::CuckooFilter<H>,
 }
 
-impl Subject for CuckooPeer {
-    const FAMILY: Family = Family::Cuckoo;
-    const NAME: &'static str = "CuckooFilter";
-    const CRATE: &'static str = "cuckoofilter 0.5";
-    const PEER: bool = true;
-    const HASHER: &'static str = CHEAP64;
-    const DYNAMIC: bool = true;
-    const REMOVE: bool = true;
-    const SIZED: bool = false;
-    const DETERMINISTIC: bool = false;
-
-    fn build(keys: &[u64], _: Target) -> Result<Self> {
-        // `with_capacity(n)` rounds the slots up to a power of two; near the
-        // top of that range an insert can fail, and a failed insert drops a
-        // random earlier key. A user's only recourse is a larger filter, so
-        // a failure doubles the capacity and counts as a retry.
+impl<K: Key, H: Label + std::hash::Hasher + Default> Subject<K> for CuckooPeer<H> {
+    const INFO: Info = Info {
+        remove: true,
+        sized: false,
+        deterministic: false,
+        ..Info::peer("CuckooFilter", "cuckoofilter 0.5", Family::Cuckoo, H::LABEL)
+    };
+    fn build(keys: &[K], _: Target) -> Result<Self> {
         let mut capacity = keys.len();
-        for retries in 0..8 {
-            let mut filter = cuckoofilter::CuckooFilter::<Cheap64>::with_capacity(capacity);
+        for _ in 0..8 {
+            let mut filter = cuckoofilter::CuckooFilter::<H>::with_capacity(capacity);
             if keys.iter().all(|k| filter.add(k).is_ok()) {
-                let buckets = capacity.next_power_of_two() / 4;
-                return Ok(CuckooPeer {
-                    filter,
-                    buckets,
-                    retries,
-                });
+                return Ok(CuckooPeer { filter });
             }
             capacity *= 2;
         }
-        Err(build_error(Self::NAME, "inserts failed at 8 doublings"))
+        Err(build_error("CuckooFilter", "inserts failed at 8 doublings"))
     }
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.filter.contains(&key)
+    fn contains(&self, key: &K) -> bool {
+        self.filter.contains(key)
     }
     #[inline(always)]
-    fn remove(&mut self, key: u64) -> bool {
-        self.filter.delete(&key)
+    fn remove(&mut self, key: &K) -> bool {
+        self.filter.delete(key)
     }
     fn memory_bytes(&self) -> usize {
         self.filter.memory_usage() - size_of_val(&self.filter)
@@ -215,84 +216,146 @@ impl Subject for CuckooPeer {
     fn lines_per_hit(&self) -> usize {
         2
     }
-    fn params(&self) -> String {
-        format!("8-bit fingerprints, 4 slots × {} buckets", self.buckets)
+}
+
+/// `qfilter::Filter`: `new(capacity, p)`, `insert_duplicated` (so that
+/// removes are exact, as the quotient filter's), `contains`, `remove`.
+pub(crate) struct QFilter(qfilter::Filter);
+
+impl<K: Key> Subject<K> for QFilter {
+    const INFO: Info = Info {
+        remove: true,
+        ..Info::peer("Filter", "qfilter 0.2", Family::Quotient, "its own")
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let mut f = qfilter::Filter::new(keys.len() as u64, target.rate()?)
+            .map_err(|e| build_error("qfilter", format!("{e:?}")))?;
+        for k in keys {
+            f.insert_duplicated(k)
+                .map_err(|e| build_error("qfilter", format!("{e:?}")))?;
+        }
+        Ok(QFilter(f))
     }
-    fn expected_fpr(&self, n: usize) -> f64 {
-        // A lookup compares with the occupied slots of two buckets (8·load on
-        // average); each matches with probability 1/255 (255 usable values).
-        let load = n as f64 / (4 * self.buckets) as f64;
-        1.0 - (1.0 - 1.0 / 255.0f64).powf(8.0 * load)
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(key)
     }
-    fn retries(&self) -> Option<u32> {
-        Some(self.retries)
+    #[inline(always)]
+    fn remove(&mut self, key: &K) -> bool {
+        self.0.remove(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_usage()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
     }
 }
 
-/// xorf's four static filters share one adapter shape: built from the
-/// hashed keys, queried with the hashed key.
-macro_rules! xorf_subject {
-    ($adapter:ident, $ty:ty, $name:literal, $family:ident, $bits:literal, $build:expr) => {
-        #[doc = concat!("`xorf::", $name, "`.")]
-        pub(crate) struct $adapter($ty);
+/// The xorf filter types the report measures: built `from`/`try_from` a
+/// slice of `u64` keys.
+pub(crate) trait XorfType: xorf::Filter<u64> + Sized {
+    const NAME: &'static str;
+    const FAMILY: Family;
+    fn from_keys(keys: &[u64]) -> Result<Self>;
+    fn bytes(&self) -> usize;
+}
 
-        impl Subject for $adapter {
+macro_rules! xorf_type {
+    ($ty:ty, $name:literal, $family:ident, |$k:ident| $build:expr) => {
+        impl XorfType for $ty {
             const NAME: &'static str = $name;
-            const CRATE: &'static str = "xorf 0.13";
             const FAMILY: Family = Family::$family;
-            const PEER: bool = true;
-            const HASHER: &'static str = CHEAP64_HASHED;
-            const DYNAMIC: bool = false;
-            const REMOVE: bool = false;
-            const SIZED: bool = false;
-
-            fn build(keys: &[u64], _: Target) -> Result<Self> {
-                let build: fn(&[u64]) -> Result<$ty> = $build;
-                build(&hashes(keys)).map($adapter)
+            fn from_keys($k: &[u64]) -> Result<Self> {
+                $build
             }
-            #[inline(always)]
-            fn contains(&self, key: u64) -> bool {
-                self.0.contains(&Cheap64::hash(key))
-            }
-            fn memory_bytes(&self) -> usize {
-                size_of_val(&*self.0.fingerprints)
-            }
-            fn lines_per_hit(&self) -> usize {
-                3
-            }
-            fn params(&self) -> String {
-                format!(
-                    "{}-bit fingerprints, {} slots",
-                    $bits,
-                    self.0.fingerprints.len()
-                )
-            }
-            fn expected_fpr(&self, _: usize) -> f64 {
-                (-f64::from($bits)).exp2()
+            fn bytes(&self) -> usize {
+                size_of_val(&*self.fingerprints)
             }
         }
     };
 }
 
-xorf_subject!(XorfXor8, xorf::Xor8, "Xor8", Xor8, 8, |h| Ok(
-    xorf::Xor8::from(h)
-));
-xorf_subject!(XorfXor16, xorf::Xor16, "Xor16", Xor16, 16, |h| Ok(
-    xorf::Xor16::from(h)
-));
-xorf_subject!(
-    XorfBinaryFuse8,
-    xorf::BinaryFuse8,
-    "BinaryFuse8",
-    BinaryFuse8,
-    8,
-    |h| { xorf::BinaryFuse8::try_from(h).map_err(|e| build_error("BinaryFuse8", e)) }
-);
-xorf_subject!(
-    XorfBinaryFuse16,
-    xorf::BinaryFuse16,
-    "BinaryFuse16",
-    BinaryFuse16,
-    16,
-    |h| xorf::BinaryFuse16::try_from(h).map_err(|e| build_error("BinaryFuse16", e))
-);
+xorf_type!(xorf::Xor8, "Xor8", Xor8, |k| Ok(xorf::Xor8::from(k)));
+xorf_type!(xorf::Xor16, "Xor16", Xor16, |k| Ok(xorf::Xor16::from(k)));
+xorf_type!(xorf::BinaryFuse8, "BinaryFuse8", BinaryFuse8, |k| {
+    xorf::BinaryFuse8::try_from(k).map_err(|e| build_error("BinaryFuse8", e))
+});
+xorf_type!(xorf::BinaryFuse16, "BinaryFuse16", BinaryFuse16, |k| {
+    xorf::BinaryFuse16::try_from(k).map_err(|e| build_error("BinaryFuse16", e))
+});
+
+/// A static xorf filter of `u64` keys (string keys as their XXH3-64).
+pub(crate) struct Xorf<F>(F);
+
+impl<K: Key, F: XorfType> Subject<K> for Xorf<F> {
+    const INFO: Info = Info {
+        dynamic: false,
+        sized: false,
+        ..Info::peer(F::NAME, "xorf 0.13", F::FAMILY, "u64 keys as they are")
+    };
+    fn build(keys: &[K], _: Target) -> Result<Self> {
+        let keys: Vec<u64> = keys.iter().map(Key::to_u64).collect();
+        F::from_keys(&keys).map(Xorf)
+    }
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        self.0.contains(&key.to_u64())
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        3
+    }
+}
+
+/// `pleat::filter::Ribbon<R>`, `from_keys_pleated(&keys)`, with the
+/// result width R whose rate 2^-R is closest to the target from below
+/// (R = 7 at 1 %, 10 at 0.1 %).
+pub(crate) enum Pleat {
+    R7(pleat::filter::Ribbon<7>),
+    R10(pleat::filter::Ribbon<10>),
+    R14(pleat::filter::Ribbon<14>),
+}
+
+impl<K: Key> Subject<K> for Pleat {
+    const INFO: Info = Info {
+        dynamic: false,
+        ..Info::peer("Ribbon", "pleat 0.1", Family::Ribbon, "u64 keys as they are")
+    };
+    fn build(keys: &[K], target: Target) -> Result<Self> {
+        let keys: Vec<u64> = keys.iter().map(Key::to_u64).collect();
+        let bits = (1.0 / target.rate()?).log2().ceil();
+        Ok(match bits as u32 {
+            0..=7 => Pleat::R7(pleat::filter::Ribbon::from_keys_pleated(&keys)),
+            8..=10 => Pleat::R10(pleat::filter::Ribbon::from_keys_pleated(&keys)),
+            _ => Pleat::R14(pleat::filter::Ribbon::from_keys_pleated(&keys)),
+        })
+    }
+    #[inline(always)]
+    fn contains(&self, key: &K) -> bool {
+        let key = key.to_u64();
+        match self {
+            Pleat::R7(f) => f.contains(key),
+            Pleat::R10(f) => f.contains(key),
+            Pleat::R14(f) => f.contains(key),
+        }
+    }
+    fn memory_bytes(&self) -> usize {
+        match self {
+            Pleat::R7(f) => f.size_bytes(),
+            Pleat::R10(f) => f.size_bytes(),
+            Pleat::R14(f) => f.size_bytes(),
+        }
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
+    }
+}
+
+/// growable-bloom-filter reports no size; its bincode form is its stages'
+/// bit vectors and a few fields each, within a few bytes of its memory.
+fn growable_memory(f: &growable_bloom_filter::GrowableBloom) -> usize {
+    bincode::serialized_size(f).map_or(0, |bytes| bytes as usize)
+}

@@ -18,25 +18,58 @@ use std::hash::{BuildHasher, Hasher};
 use filter_core::mix64;
 use filter_core::testing::keys;
 
+use super::subject::Key;
+
 /// Non-member queries per size: at least this many, so that a rate of
 /// 2^-16 still shows about 15 false positives at the smallest size.
 pub(crate) const MIN_QUERIES: usize = 1_000_000;
 
 /// Seeded member and non-member keys for one size.
 #[derive(Debug)]
-pub(crate) struct Workload {
+pub(crate) struct Workload<K> {
     /// The keys inserted (or built from): distinct.
-    pub(crate) members: Vec<u64>,
+    pub(crate) members: Vec<K>,
     /// Keys never inserted: every hit among them is a false positive.
-    pub(crate) non_members: Vec<u64>,
+    pub(crate) non_members: Vec<K>,
     /// Members and non-members, as many of each, in a seeded random order.
-    pub(crate) mixed: Vec<u64>,
+    pub(crate) mixed: Vec<K>,
 }
 
-impl Workload {
+/// Turns the seeded `u64` keys into keys of one type.
+pub(crate) trait MakeKey: Key {
+    fn make(id: u64) -> Self;
+}
+
+impl MakeKey for u64 {
+    fn make(id: u64) -> u64 {
+        id
+    }
+}
+
+impl MakeKey for String {
+    /// 16 to 64 bytes, the length picked by the key: an id in hex and
+    /// filler from its hash, like the URLs, user names and paths filters are
+    /// put in front of. Distinct ids give distinct strings (the id is
+    /// written in full).
+    fn make(id: u64) -> String {
+        let len = 16 + (mix64(id) % 49) as usize;
+        let mut key = format!("{id:016x}");
+        let mut filler = mix64(id ^ 0x5555_5555_5555_5555);
+        while key.len() < len {
+            key.push(char::from(b'a' + (filler % 26) as u8));
+            filler = filler.rotate_right(5) ^ (filler >> 7);
+        }
+        key
+    }
+}
+
+impl<K: MakeKey> Workload<K> {
     pub(crate) fn new(seed: u64, n: usize) -> Self {
-        let members = keys::members(seed, n);
-        let non_members = keys::non_members(seed, n.max(MIN_QUERIES));
+        let members: Vec<K> = keys::members(seed, n).into_iter().map(K::make).collect();
+        let non_members: Vec<K> = keys::non_members(seed, n.max(MIN_QUERIES))
+            .into_iter()
+            .map(K::make)
+            .collect();
         let half = n.min(MIN_QUERIES / 2);
         let mixed = interleave(seed, &members[..half], &non_members[..half]);
         Workload {
@@ -49,7 +82,7 @@ impl Workload {
 
 /// `a` and `b` merged, each in its own order, the source of every next key
 /// a seeded coin flip (until one runs out).
-fn interleave(seed: u64, a: &[u64], b: &[u64]) -> Vec<u64> {
+fn interleave<K: Clone>(seed: u64, a: &[K], b: &[K]) -> Vec<K> {
     let (mut a, mut b) = (a.iter(), b.iter());
     let mut mixed = Vec::with_capacity(a.len() + b.len());
     for i in 0u64.. {
@@ -61,18 +94,19 @@ fn interleave(seed: u64, a: &[u64], b: &[u64]) -> Vec<u64> {
             b.next().or_else(|| a.next())
         };
         match next {
-            Some(&k) => mixed.push(k),
+            Some(k) => mixed.push(k.clone()),
             None => break,
         }
     }
     mixed
 }
 
-/// The hasher given to every filter that accepts one, ours and peers alike:
-/// one multiply and one xor-shift per 64-bit word.
+/// The cheap hasher of the report's "same hasher" section, given to our
+/// filters (as `UniformHasher<Cheap64>`) and to the peers that accept a
+/// hasher alike: one multiply and one xor-shift per 64-bit word.
 ///
-/// The keys are already uniformly random, so a heavier hasher would only add
-/// the same constant to every row and hide the differences between filters.
+/// The keys are already uniformly random, so with every row paying the
+/// same cheap hash the differences left are the filters'.
 /// It is a bijection on single `u64`s, so distinct keys keep distinct hashes;
 /// multi-word input (cuckoofilter hashes its fingerprint bytes with it) is
 /// folded word by word.
@@ -135,7 +169,7 @@ mod tests {
 
     #[test]
     fn at_least_min_queries_non_members() {
-        let w = Workload::new(7, 1_000);
+        let w = Workload::<u64>::new(7, 1_000);
         assert_eq!(w.members.len(), 1_000);
         assert_eq!(w.non_members.len(), MIN_QUERIES);
         let members: HashSet<u64> = w.members.iter().copied().collect();
@@ -144,7 +178,7 @@ mod tests {
 
     #[test]
     fn mixed_queries_are_half_members_in_no_fixed_pattern() {
-        let w = Workload::new(7, 10_000);
+        let w = Workload::<u64>::new(7, 10_000);
         let members: HashSet<u64> = w.members.iter().copied().collect();
         let is_member: Vec<bool> = w.mixed.iter().map(|k| members.contains(k)).collect();
         assert_eq!(is_member.len(), 20_000);
@@ -157,8 +191,19 @@ mod tests {
     }
 
     #[test]
+    fn string_keys_are_distinct_and_16_to_64_bytes() {
+        let w = Workload::<String>::new(3, 10_000);
+        let members: HashSet<&String> = w.members.iter().collect();
+        assert_eq!(members.len(), 10_000);
+        assert!(w.non_members.iter().all(|k| !members.contains(k)));
+        let lens: Vec<usize> = w.members.iter().map(String::len).collect();
+        assert!(lens.iter().all(|l| (16..=64).contains(l)), "{:?}", &lens[..10]);
+        assert!(lens.iter().any(|&l| l > 60) && lens.iter().any(|&l| l < 20));
+    }
+
+    #[test]
     fn hasher_is_injective_on_the_keys() {
-        let w = Workload::new(3, 100_000);
+        let w = Workload::<u64>::new(3, 100_000);
         let hashes: HashSet<u64> = w.members.iter().map(|&k| Cheap64::hash(k)).collect();
         assert_eq!(hashes.len(), w.members.len());
         assert_eq!(Cheap64::hash(42), Cheap64::default().hash_one(42u64));

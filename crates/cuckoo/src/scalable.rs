@@ -1,0 +1,550 @@
+//! A cuckoo filter that grows: a sequence of cuckoo filters ("stages"),
+//! each [`GROWTH`] times the capacity of the one before, a new one opened
+//! when the newest returns `Full`.
+//!
+//! # Design decisions
+//!
+//! - **Every stage has the same fingerprint width, sized for the most
+//!   stages the filter will ever have.** An absent key is a false positive
+//!   if any stage says so, so the filter's rate is at most the sum of its
+//!   stages' rates, and a stage of `f`-bit fingerprints answers a false
+//!   "present" with probability at most `(8 + 2/m) / (2^f − 1)` however
+//!   full it is (8 slots compared, and the victim slot when it lies in one
+//!   of the key's `m`-bucket table's two buckets). The classic scalable
+//!   Bloom filter tightens each new stage's rate geometrically, which here
+//!   would add fingerprint bits stage by stage; but a cuckoo fingerprint
+//!   has at most 16 bits, so a 0.1 % filter would stop growing after three
+//!   or four stages. Instead the width is the narrowest for which
+//!   [`MAX_STAGES`] stages of it stay within the target: 13 bits at 1 %,
+//!   16 at 0.1 % (rates below about 0.098 % are refused). With [`GROWTH`]
+//!   = 4 that is room for 21,845 times `initial_items`; past it, inserts
+//!   return `Full`.
+//! - **Growth 4, not 2.** A factor of 2 would need 15 stages for the same
+//!   room, and 15 stages within the rate would need wider fingerprints
+//!   (0.1 % could not be met at all). The price is space: right after a
+//!   stage opens, it is mostly empty.
+//! - **Inserts go to the newest stage only**, so older stages stay as full
+//!   as they were and their rates stay bounded.
+//! - **A remove takes the copy from the one stage that reports the item,
+//!   and refuses when several do.** Within a stage, fingerprints of one
+//!   value in one bucket pair are interchangeable, so removing any of them
+//!   is removing the item's. Across stages they are not: if the item is
+//!   also a false positive of another stage, that stage's matching
+//!   fingerprint is another item's, and removing it would make that item
+//!   vanish. A stage that holds an inserted item always reports it, so
+//!   when exactly one stage does, it is the item's own; when several do,
+//!   nothing is removed and the item stays present (a false positive is
+//!   acceptable, a false negative is not).
+//! - **Lookups go newest first and stop at the first hit.** The newest
+//!   stage holds most of the items (three quarters of the capacity), so a
+//!   present key is usually found in the first stage asked; an absent key
+//!   asks every stage, at most [`MAX_STAGES`], and the older stages are
+//!   small and mostly in cache.
+//! - **A memory limit that is an error, not an abort.** A new stage that
+//!   would take the filter past [`set_memory_limit`]'s bytes, or that cannot
+//!   be allocated, makes the insert return `Full` with the filter
+//!   unchanged.
+//!
+//! [`set_memory_limit`]: ScalableCuckooFilter::set_memory_limit
+
+use std::hash::Hash;
+
+use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::{
+    BatchContains, Error, Filter, HasherProbe, Insert, KeyHasher, PortableHasher, Remove, mix64,
+    sizing,
+};
+
+use crate::filter::{CuckooFilter, buckets_for, checked_bytes};
+use crate::table::{MAX_FINGERPRINT_BITS, SLOTS, memory_bytes_for};
+
+/// How many times the capacity of the stage before it each new stage has.
+pub const GROWTH: usize = 4;
+
+/// The most stages a scalable filter has: `initial_items · (4^8 − 1) / 3`
+/// = 21,845 times `initial_items` of capacity. The fingerprint width is
+/// chosen so that this many stages stay within the target rate.
+pub const MAX_STAGES: usize = 8;
+
+/// The narrowest fingerprint the stages use: below it, nine distinct items
+/// sharing a fingerprint and a bucket pair become likely in large stages.
+const MIN_STAGE_BITS: u32 = 7;
+
+/// A cuckoo filter that grows as items arrive, keeping its false-positive
+/// rate at most the target at every size.
+///
+/// ```
+/// use cuckoo::ScalableCuckooFilter;
+///
+/// // Sized for 1,000 items, given 100,000: it opens larger stages as it fills.
+/// let mut seen = ScalableCuckooFilter::with_fpr(1_000, 0.01)?;
+/// for i in 0..100_000u64 {
+///     seen.insert(&i)?;
+/// }
+/// assert_eq!(seen.len(), 100_000);
+/// assert!((0..100_000u64).all(|i| seen.contains(&i)));
+/// assert!(seen.remove(&7u64) && !seen.contains(&7u64));
+/// // At most 1 % false positives at every size.
+/// let false_positives = (1_000_000..1_100_000u64).filter(|i| seen.contains(i)).count();
+/// assert!(false_positives < 1_000, "{false_positives}");
+/// # Ok::<(), cuckoo::Error>(())
+/// ```
+///
+/// # Space and false-positive rate
+///
+/// Every stage has `f`-bit fingerprints with `8 · 8 / (2^f − 1)` at most
+/// the target (13 bits at 1 %, 16 at 0.1 %), so a full stage costs about
+/// `f / 0.97` bits per item, and the newest stage is partly empty: between
+/// one and about three times that per item overall, depending on how far
+/// the newest stage has filled. A [`CuckooFilter`] sized for the final
+/// count is smaller; use this one when the count is not known.
+///
+/// # Limits
+///
+/// - It holds up to about 21,845 times `initial_items` ([`MAX_STAGES`]
+///   stages); past that, and past [`set_memory_limit`](Self::set_memory_limit),
+///   inserts return [`Error::Full`].
+/// - Copies per item and removing items never inserted: as
+///   [`CuckooFilter`].
+#[derive(Clone)]
+pub struct ScalableCuckooFilter<S = PortableHasher> {
+    /// Oldest first; at least one.
+    stages: Vec<CuckooFilter<()>>,
+    initial_items: usize,
+    fpr: f64,
+    fingerprint_bits: u32,
+    memory_limit: usize,
+    hasher: S,
+}
+
+impl ScalableCuckooFilter {
+    /// A filter whose first stage holds `initial_items`, growing as needed,
+    /// with a false-positive rate of at most `fpr` at every size, and the
+    /// default hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `initial_items == 0`, an `fpr`
+    /// outside (0, 1), an `fpr` too small for [`MAX_STAGES`] stages of
+    /// 16-bit fingerprints (below about 0.098 %), or a first stage too
+    /// large to allocate.
+    pub fn with_fpr(initial_items: usize, fpr: f64) -> Result<Self, Error> {
+        Self::with_fpr_and_hasher(initial_items, fpr, PortableHasher::default())
+    }
+
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes) under the
+    /// default hasher.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes_with_hasher`](Self::from_bytes_with_hasher).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
+    }
+}
+
+/// The narrowest width (at least [`MIN_STAGE_BITS`]) for which
+/// [`MAX_STAGES`] stages, the first of `initial_items` items, stay within
+/// `fpr`.
+fn stage_bits(initial_items: usize, fpr: f64) -> Result<u32, Error> {
+    sizing::check_items(initial_items)
+        .map_err(|_| Error::invalid("initial_items", 0, "at least 1"))?;
+    sizing::check_fpr(fpr)?;
+    for bits in MIN_STAGE_BITS..=MAX_FINGERPRINT_BITS {
+        let first_buckets = buckets_for(initial_items, bits).map_err(|_| {
+            Error::invalid("initial_items", initial_items, "small enough to allocate")
+        })?;
+        if rate_bound(bits, first_buckets) <= fpr {
+            return Ok(bits);
+        }
+    }
+    Err(Error::invalid(
+        "fpr",
+        fpr,
+        format_args!(
+            "at least {} for {MAX_STAGES} stages of 16-bit fingerprints",
+            rate_bound(
+                MAX_FINGERPRINT_BITS,
+                buckets_for(initial_items, 16).unwrap_or(1)
+            )
+        ),
+    ))
+}
+
+/// The rate bound of [`MAX_STAGES`] stages of `bits`-bit fingerprints,
+/// the smallest of `first_buckets` buckets: each at most
+/// `(8 + 2/m) / (2^f − 1)` (see the module docs).
+fn rate_bound(bits: u32, first_buckets: usize) -> f64 {
+    let values = ((1u64 << bits) - 1) as f64;
+    MAX_STAGES as f64 * (2.0 * SLOTS as f64 + 2.0 / first_buckets as f64) / values
+}
+
+/// The capacity of stage `index` (0-based), or `None` past `usize`.
+fn stage_items(initial_items: usize, index: usize) -> Option<usize> {
+    GROWTH
+        .checked_pow(u32::try_from(index).ok()?)
+        .and_then(|g| g.checked_mul(initial_items))
+}
+
+impl<S: KeyHasher> ScalableCuckooFilter<S> {
+    /// [`with_fpr`](ScalableCuckooFilter::with_fpr) with a hasher of your
+    /// choice.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_fpr`](ScalableCuckooFilter::with_fpr).
+    pub fn with_fpr_and_hasher(initial_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
+        let bits = stage_bits(initial_items, fpr)?;
+        let buckets = buckets_for(initial_items, bits)?;
+        let first = CuckooFilter::allocate(buckets, bits, (), "initial_items", initial_items)?;
+        Ok(ScalableCuckooFilter {
+            stages: vec![first],
+            initial_items,
+            fpr,
+            fingerprint_bits: bits,
+            memory_limit: usize::MAX,
+            hasher,
+        })
+    }
+
+    /// Adds one copy of `item`, opening a new stage when the newest is
+    /// full.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when a new stage is needed and there is no room for
+    /// it: [`MAX_STAGES`] are open, it would pass the
+    /// [memory limit](Self::set_memory_limit), or it cannot be allocated;
+    /// [`Error::TooManyCopies`] when the newest stage holds `item`'s
+    /// copies to the limit. A failed insert changes nothing.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), Error> {
+        self.insert_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// Adds `item` unless it is (probably) present already: `Ok(true)` if
+    /// it was added, `Ok(false)` if the filter already reported it present.
+    /// As with [`CuckooFilter::insert_unique`], do not remove an item on
+    /// account of an `Ok(false)`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] as [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, Error> {
+        let mixed = self.hasher.mixed_hash(item);
+        if self.contains_mixed(mixed) {
+            return Ok(false);
+        }
+        self.insert_mixed(mixed).map(|()| true)
+    }
+
+    /// Whether `item` may be present: `false` means it was never inserted
+    /// (or was removed).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// Removes one copy of `item` from the stage that holds it: `true` if
+    /// one was removed, `false` if nothing changed. Remove only items you
+    /// inserted, as with [`CuckooFilter::remove`].
+    ///
+    /// When more than one stage reports `item` (a copy in each, because it
+    /// was inserted again after the filter grew, or a false positive of
+    /// another stage, about as likely as the filter's rate), the filter
+    /// cannot tell which fingerprint is `item`'s own, and removing another
+    /// item's would make that item vanish: it removes nothing and returns
+    /// `false`, and `item` stays present.
+    #[inline]
+    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.remove_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// Items held: successful inserts minus successful removes.
+    pub fn len(&self) -> usize {
+        self.stages.iter().map(|s| s.len).sum()
+    }
+
+    /// Whether the filter holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// [`insert`](Self::insert) for a key already hashed to 64 bits (see
+    /// [`CuckooFilter::insert_hash`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> Result<(), Error> {
+        self.insert_mixed(mix64(hash))
+    }
+
+    /// [`contains`](Self::contains) for a pre-hashed key.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// [`remove`](Self::remove) for a pre-hashed key.
+    #[inline]
+    pub fn remove_hash(&mut self, hash: u64) -> bool {
+        self.remove_mixed(mix64(hash))
+    }
+
+    /// The bytes of every stage's table (see
+    /// [`CuckooFilter::memory_bytes`]).
+    pub fn memory_bytes(&self) -> usize {
+        self.total_bytes()
+    }
+
+    /// Caps [`memory_bytes`](Self::memory_bytes): an insert that would need
+    /// a stage taking the filter past `bytes` returns [`Error::Full`]
+    /// instead. No limit by default (a stage that cannot be allocated is
+    /// `Full` too). The limit travels with the bytes. Stages already open
+    /// stay, even if they pass a lower limit.
+    pub fn set_memory_limit(&mut self, bytes: usize) {
+        self.memory_limit = bytes;
+    }
+
+    /// How many stages are open (1 to [`MAX_STAGES`]).
+    pub fn stages(&self) -> usize {
+        self.stages.len()
+    }
+
+    /// The hasher keys are hashed with.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// The filter as bytes (kind 11, `docs/format-cuckoo.md`): its
+    /// parameters, then every stage as a [`CuckooFilter`]'s body.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let tables: usize = self.stages.iter().map(|s| s.table.bytes().len()).sum();
+        let mut w = ByteWriter::new(
+            FilterKind::ScalableCuckoo,
+            &HasherProbe::of(&self.hasher),
+            40 + tables + 64 * self.stages.len(),
+        );
+        w.u64(self.initial_items as u64);
+        w.f64(self.fpr);
+        w.u64(self.memory_limit as u64);
+        w.u64(self.stages.len() as u64);
+        for stage in &self.stages {
+            stage.write_body(&mut w);
+        }
+        w.finish()
+    }
+
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be
+    /// queried with `hasher`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// writer's; [`Error::WrongKind`] for the bytes of another filter kind
+    /// (a [`CuckooFilter`]'s among them); [`Error::Corrupt`] naming the
+    /// field for anything malformed: parameters out of range, a stage
+    /// count of 0 or more than [`MAX_STAGES`], a stage whose width or
+    /// bucket count is not the one its place calls for, and everything
+    /// [`CuckooFilter::from_bytes_with_hasher`] refuses in a stage.
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, FilterKind::ScalableCuckoo, &HasherProbe::of(&hasher))?;
+        let initial_field = r.u64("initial_items")?;
+        let fpr = r.f64("fpr")?;
+        let initial_items = usize::try_from(initial_field).unwrap_or(0);
+        let bits = stage_bits(initial_items, fpr).map_err(|e| {
+            Error::corrupt(format_args!(
+                "initial_items {initial_field} and fpr {fpr} are not a valid shape: {e}"
+            ))
+        })?;
+        let memory_limit = usize::try_from(r.u64("memory_limit")?).unwrap_or(usize::MAX);
+        let count = r.u64("stages")?;
+        if !(1..=MAX_STAGES as u64).contains(&count) {
+            return Err(Error::corrupt(format_args!(
+                "stages is {count}, not in 1..={MAX_STAGES}"
+            )));
+        }
+        let mut stages = Vec::with_capacity(count as usize);
+        for index in 0..count as usize {
+            let stage = CuckooFilter::read_body(&mut r, ())?;
+            let expected =
+                stage_items(initial_items, index).and_then(|items| buckets_for(items, bits).ok());
+            let shape = (stage.table.fingerprint_bits(), Some(stage.table.buckets()));
+            if shape != (bits, expected) {
+                return Err(Error::corrupt(format_args!(
+                    "stage {index} has {}-bit fingerprints in {} buckets, \
+                     not the {bits} bits and {expected:?} buckets its place calls for",
+                    shape.0,
+                    stage.table.buckets()
+                )));
+            }
+            stages.push(stage);
+        }
+        r.finish()?;
+        Ok(ScalableCuckooFilter {
+            stages,
+            initial_items,
+            fpr,
+            fingerprint_bits: bits,
+            memory_limit,
+            hasher,
+        })
+    }
+}
+
+/// The operations on mixed hashes that every public method comes down to.
+impl<S> ScalableCuckooFilter<S> {
+    fn newest(&mut self) -> &mut CuckooFilter<()> {
+        let last = self.stages.len() - 1;
+        &mut self.stages[last]
+    }
+
+    fn insert_mixed(&mut self, mixed: u64) -> Result<(), Error> {
+        match self.newest().insert_mixed(mixed) {
+            Err(Error::Full) => {}
+            done => return done,
+        }
+        self.open_stage()?;
+        self.newest().insert_mixed(mixed)
+    }
+
+    /// Opens the next stage, or says why it cannot ([`Error::Full`]).
+    #[cold]
+    fn open_stage(&mut self) -> Result<(), Error> {
+        let index = self.stages.len();
+        if index >= MAX_STAGES {
+            return Err(Error::Full);
+        }
+        let bits = self.fingerprint_bits;
+        let items = stage_items(self.initial_items, index).ok_or(Error::Full)?;
+        let buckets = buckets_for(items, bits).map_err(|_| Error::Full)?;
+        checked_bytes(buckets, bits, "buckets").map_err(|_| Error::Full)?;
+        let bytes = memory_bytes_for(buckets, bits).ok_or(Error::Full)?;
+        if self.total_bytes().saturating_add(bytes) > self.memory_limit {
+            return Err(Error::Full);
+        }
+        let stage = CuckooFilter::allocate(buckets, bits, (), "initial_items", items)
+            .map_err(|_| Error::Full)?;
+        self.stages.push(stage);
+        Ok(())
+    }
+
+    fn contains_mixed(&self, mixed: u64) -> bool {
+        self.stages.iter().rev().any(|s| s.contains_mixed(mixed))
+    }
+
+    /// Removes the copy from the one stage that reports the item; refuses
+    /// (`false`, nothing changed) when more than one does (see
+    /// [`remove`](ScalableCuckooFilter::remove)).
+    fn remove_mixed(&mut self, mixed: u64) -> bool {
+        let mut holders = self
+            .stages
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.contains_mixed(mixed))
+            .map(|(i, _)| i);
+        match (holders.next(), holders.next()) {
+            (Some(only), None) => self.stages[only].remove_mixed(mixed),
+            _ => false,
+        }
+    }
+
+    fn total_bytes(&self) -> usize {
+        self.stages.iter().map(|s| s.table.memory_bytes()).sum()
+    }
+}
+
+impl<S> Lookahead for ScalableCuckooFilter<S> {
+    /// Both buckets of every stage that is itself large enough to prefetch.
+    #[inline(always)]
+    fn prefetch_hash(&self, mixed: u64) {
+        for stage in self.stages.iter().rev() {
+            if stage.worth_prefetching() {
+                stage.prefetch_hash(mixed);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn lookup_hash(&self, mixed: u64) -> bool {
+        self.contains_mixed(mixed)
+    }
+
+    fn worth_prefetching(&self) -> bool {
+        self.total_bytes() >= PREFETCH_MIN_BYTES
+    }
+}
+
+/// `contains_batch` and `contains_hash_batch`: the answers of `contains`
+/// and `contains_hash`, item by item.
+impl<S: KeyHasher> BatchContains for ScalableCuckooFilter<S> {
+    #[inline(always)]
+    fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        self.hasher.mixed_hash(item)
+    }
+
+    #[inline(always)]
+    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
+        mix64(hash)
+    }
+}
+
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for ScalableCuckooFilter<S> {
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        ScalableCuckooFilter::contains(self, item)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        ScalableCuckooFilter::memory_bytes(self)
+    }
+}
+
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for ScalableCuckooFilter<S> {
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<(), Error> {
+        ScalableCuckooFilter::insert(self, item)
+    }
+}
+
+impl<T: Hash + ?Sized, S: KeyHasher> Remove<T> for ScalableCuckooFilter<S> {
+    #[inline]
+    fn remove(&mut self, item: &T) -> bool {
+        ScalableCuckooFilter::remove(self, item)
+    }
+}
+
+impl<S> std::fmt::Debug for ScalableCuckooFilter<S> {
+    /// The shape and fill, not the tables.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScalableCuckooFilter")
+            .field("len", &self.stages.iter().map(|s| s.len).sum::<usize>())
+            .field("stages", &self.stages.len())
+            .field("fingerprint_bits", &self.fingerprint_bits)
+            .field("memory_bytes", &self.total_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Equal when the parameters and every stage are, and the hashers hash
+/// alike: then their bytes are equal too.
+impl<S: KeyHasher> PartialEq for ScalableCuckooFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.initial_items == other.initial_items
+            && self.fpr.to_bits() == other.fpr.to_bits()
+            && self.memory_limit == other.memory_limit
+            && self.stages.len() == other.stages.len()
+            && self
+                .stages
+                .iter()
+                .zip(&other.stages)
+                .all(|(a, b)| a.same_state(b))
+            && HasherProbe::same(&self.hasher, &other.hasher)
+    }
+}
+
+impl<S: KeyHasher> Eq for ScalableCuckooFilter<S> {}

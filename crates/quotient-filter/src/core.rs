@@ -1,0 +1,598 @@
+//! The filter on 64-bit mixed hashes: fingerprints, counts, growth and
+//! merge, with no hasher and no traits.
+//!
+//! # Quotient and remainder from any number of slots
+//!
+//! A hash m is mapped to a fingerprint F = ⌊m · S / 2^64⌋ in `0..S`, where
+//! S = Q · 2^r is the filter's *fingerprint space* (Q quotients, r remainder
+//! bits); the quotient is F >> r and the remainder the r bits below it.
+//! That is multiply-shift range reduction onto `0..Q`, with the remainder
+//! taken from the bits of the product just below the quotient, so Q need
+//! not be a power of two. Doubling the table doubles Q and takes one bit
+//! from r: S, and so every stored F, is unchanged, and the new quotient and
+//! remainder of a stored entry are read from its old ones. Two filters of
+//! one space hold fingerprints of one kind, whatever their sizes, and merge
+//! by a sorted walk of both. The rate is about n / S (the chance that a
+//! new key's F equals one of n stored), so each doubling doubles the rate
+//! at which the filter is full again; the growable mode reserves a bit of
+//! remainder per planned doubling.
+
+#![allow(unsafe_code)]
+
+use filter_core::Error;
+
+use crate::counter::{self, decode, encode};
+use crate::table::Table;
+
+/// The most a filter fills its quotients before `insert` reports `Full`:
+/// 95 %, as the rank-and-select quotient filter's authors measured it
+/// to work at.
+pub(crate) const MAX_LOAD_NUM: usize = 19;
+/// Denominator of the maximum load.
+pub(crate) const MAX_LOAD_DEN: usize = 20;
+/// Remainder bits below which counters cannot be encoded (base 2^r − 1
+/// needs r ≥ 2) and a table no longer doubles.
+pub(crate) const MIN_REMAINDER_BITS: u32 = 2;
+/// Remainder bits at most: 57 keeps a fingerprint space of 64 or more
+/// quotients inside 64 bits of hash.
+pub(crate) const MAX_REMAINDER_BITS: u32 = 57;
+/// Spare slots past the last quotient for runs that spill over it: far
+/// beyond the queue a load of 95 % builds (its tail falls by e^−0.1 a
+/// slot), and never more than the quotients.
+const SPILL_SLOTS: usize = 192;
+
+/// Q and r: the shape of a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Quotients (home slots).
+    pub(crate) quotients: usize,
+    /// Remainder bits.
+    pub(crate) remainder_bits: u32,
+}
+
+impl Shape {
+    /// The fingerprint space Q · 2^r, or `None` when it is 2^64 or more.
+    pub(crate) fn space(&self) -> Option<u64> {
+        if self.remainder_bits > MAX_REMAINDER_BITS {
+            return None;
+        }
+        u64::try_from((self.quotients as u128) << self.remainder_bits).ok()
+    }
+
+    /// Blocks of 64 slots, spill-over slots included.
+    pub(crate) fn blocks(&self) -> Option<usize> {
+        let slots = self
+            .quotients
+            .checked_add(self.quotients.min(SPILL_SLOTS))?;
+        Some(slots.div_ceil(64))
+    }
+
+    /// Slots that may be used before `Full`.
+    pub(crate) fn max_used(&self) -> usize {
+        (self.quotients as u128 * MAX_LOAD_NUM as u128 / MAX_LOAD_DEN as u128) as usize
+    }
+
+    /// The shape with twice the quotients and one remainder bit fewer.
+    pub(crate) fn doubled(&self) -> Option<Shape> {
+        (self.remainder_bits > MIN_REMAINDER_BITS).then_some(())?;
+        Some(Shape {
+            quotients: self.quotients.checked_mul(2)?,
+            remainder_bits: self.remainder_bits - 1,
+        })
+    }
+}
+
+/// A quotient filter on mixed hashes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Core {
+    table: Table,
+    shape: Shape,
+    space: u64,
+    max_used: usize,
+    /// Copies held: inserts minus removes.
+    len: u64,
+}
+
+/// The result of looking for a remainder in a run.
+enum Found {
+    /// The entry at this slot, with its count and length in slots.
+    Entry(usize, u64, usize),
+    /// Absent; a new entry would go at this slot.
+    Absent(usize),
+}
+
+impl Core {
+    /// An empty filter of this shape.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `parameter` when the shape's space
+    /// or table is too large.
+    pub(crate) fn new(shape: Shape, parameter: &'static str) -> Result<Self, Error> {
+        let too_large = || {
+            Error::invalid(
+                parameter,
+                shape.quotients,
+                format_args!(
+                    "small enough that {} quotients times 2^{} remainders fit in 64 bits",
+                    shape.quotients, shape.remainder_bits
+                ),
+            )
+        };
+        let space = shape.space().ok_or_else(too_large)?;
+        let blocks = shape.blocks().ok_or_else(too_large)?;
+        Ok(Core {
+            table: Table::new(shape.remainder_bits, blocks, parameter)?,
+            shape,
+            space,
+            max_used: shape.max_used(),
+            len: 0,
+        })
+    }
+
+    /// The shape.
+    pub(crate) fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Q · 2^r.
+    pub(crate) fn space(&self) -> u64 {
+        self.space
+    }
+
+    /// Copies held.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Slots in use.
+    pub(crate) fn used(&self) -> usize {
+        self.table.used()
+    }
+
+    /// Bytes of the table.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    /// The table, for serialization.
+    pub(crate) fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The fingerprint of mixed hash `m`.
+    #[inline(always)]
+    pub(crate) fn fingerprint(&self, m: u64) -> u64 {
+        ((u128::from(m) * u128::from(self.space)) >> 64) as u64
+    }
+
+    /// Quotient and remainder of fingerprint `f`.
+    #[inline(always)]
+    fn split(&self, f: u64) -> (usize, u64) {
+        let r = self.shape.remainder_bits;
+        ((f >> r) as usize, f & ((1 << r) - 1))
+    }
+
+    /// The index of the first table word a lookup of mixed hash `m` reads.
+    #[inline]
+    pub(crate) fn block_word(&self, m: u64) -> usize {
+        self.table.block_word(self.split(self.fingerprint(m)).0)
+    }
+
+    /// Finds remainder `x` in the run `start..=end`.
+    #[inline]
+    fn find(&self, x: u64, start: usize, end: usize) -> Found {
+        let r = self.shape.remainder_bits;
+        let mut at = start;
+        while at <= end {
+            let Some((rx, count, len)) = decode(at, end, r, |p| self.table.get(p)) else {
+                break;
+            };
+            if rx == x {
+                return Found::Entry(at, count, len);
+            }
+            if rx > x {
+                return Found::Absent(at);
+            }
+            at += len;
+        }
+        Found::Absent(at)
+    }
+
+    /// How many copies of fingerprints equal to that of mixed hash `m` are
+    /// held.
+    #[inline(always)]
+    fn count_impl(&self, m: u64) -> u64 {
+        let (q, x) = self.split(self.fingerprint(m));
+        if !self.table.is_occupied(q) {
+            return 0;
+        }
+        let (start, end) = self.table.run(q);
+        match self.find(x, start, end) {
+            Found::Entry(_, count, _) => count,
+            Found::Absent(_) => 0,
+        }
+    }
+
+    /// Whether a copy of the fingerprint of mixed hash `m` is held.
+    #[inline(always)]
+    fn contains_impl(&self, m: u64) -> bool {
+        let (q, x) = self.split(self.fingerprint(m));
+        if !self.table.is_occupied(q) {
+            return false;
+        }
+        // Every entry ends with a slot holding its remainder, so the run's
+        // last slot is its largest remainder: most lookups end there,
+        // without finding the run's start.
+        let end = self.table.run_end(q);
+        let last = self.table.get(end);
+        if last <= x {
+            return last == x;
+        }
+        let start = self.table.run_start(q, end);
+        start < end && matches!(self.find(x, start, end), Found::Entry(..))
+    }
+
+    /// Checks that `k` more slots fit under the maximum load, and, when
+    /// more than one, that the table has them after `pos` (one slot is
+    /// checked by the insert itself, which changes nothing when it fails).
+    fn room(&self, pos: usize, k: usize) -> Result<(), Error> {
+        if self.table.used() + k > self.max_used || (k > 1 && !self.table.has_room(pos, k)) {
+            return Err(Error::Full);
+        }
+        Ok(())
+    }
+
+    /// Adds `copies` (≥ 1) copies of fingerprint `f`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when the slots it needs would pass the maximum load
+    /// or the table's end, or the count would pass `u64::MAX`; nothing is
+    /// changed then.
+    #[inline(always)]
+    fn insert_impl(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+        let (q, x) = self.split(f);
+        let r = self.shape.remainder_bits;
+        let len = self.len.checked_add(copies).ok_or(Error::Full)?;
+        if !self.table.is_occupied(q) {
+            if copies == 1 {
+                self.room(q, 1)?;
+                self.table.start_run(q, x).ok_or(Error::Full)?;
+                self.len = len;
+                return Ok(());
+            }
+            let enc = encode(x, copies, r);
+            if enc.len() > 1 {
+                self.room(self.table.next_free(q), enc.len())?;
+            } else {
+                self.room(q, 1)?;
+            }
+            let start = self.table.start_run(q, x).ok_or(Error::Full)?;
+            for i in 1..enc.len() {
+                self.table.insert_into_run(q, start + i, start + i - 1, 0);
+            }
+            self.write(start, &enc);
+            self.len = len;
+            return Ok(());
+        }
+        let (start, end) = self.table.run(q);
+        let (at, old_count, old_len) = match self.find(x, start, end) {
+            Found::Entry(at, count, len) => (at, count, len),
+            Found::Absent(at) => (at, 0, 0),
+        };
+        let new_count = old_count.checked_add(copies).ok_or(Error::Full)?;
+        if copies == 1 && new_count <= 2 {
+            // "x" or "x x": one more slot holding x, no counter to encode.
+            self.room(at, 1)?;
+            if !self.table.insert_into_run(q, at + old_len, end, x) {
+                return Err(Error::Full);
+            }
+            self.len = len;
+            return Ok(());
+        }
+        let enc = encode(x, new_count, r);
+        let grow = enc.len() - old_len;
+        self.room(at + old_len, grow)?;
+        for i in 0..grow {
+            if !self.table.insert_into_run(q, at + old_len + i, end + i, 0) {
+                // Only the first of several can fail, and `room` checked
+                // those.
+                return Err(Error::Full);
+            }
+        }
+        self.write(at, &enc);
+        self.len = len;
+        Ok(())
+    }
+
+    fn write(&mut self, at: usize, enc: &counter::Encoded) {
+        for (i, &v) in enc.as_slice().iter().enumerate() {
+            self.table.set(at + i, v);
+        }
+    }
+
+    /// Adds one copy of the fingerprint of mixed hash `m`.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert_fingerprint`](Self::insert_fingerprint).
+    #[inline]
+    pub(crate) fn insert(&mut self, m: u64) -> Result<(), Error> {
+        self.insert_fingerprint(self.fingerprint(m), 1)
+    }
+
+    /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
+    /// none is held (nothing changes then).
+    #[inline(always)]
+    fn remove_impl(&mut self, m: u64) -> bool {
+        let (q, x) = self.split(self.fingerprint(m));
+        if !self.table.is_occupied(q) {
+            return false;
+        }
+        let (start, end) = self.table.run(q);
+        let Found::Entry(at, count, old_len) = self.find(x, start, end) else {
+            return false;
+        };
+        if count <= 2 {
+            // "x" or "x x": drop the last slot of the entry.
+            self.table.remove_from_run(q, at + old_len - 1, start, end);
+        } else {
+            let enc = encode(x, count - 1, self.shape.remainder_bits);
+            let shrink = old_len - enc.len();
+            for i in 0..shrink {
+                self.table
+                    .remove_from_run(q, at + enc.len(), start, end - i);
+            }
+            self.write(at, &enc);
+        }
+        self.len -= 1;
+        true
+    }
+
+    /// Copies of the fingerprint of mixed hash `m` held.
+    #[inline]
+    pub(crate) fn count(&self, m: u64) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.count_x86(m) };
+        }
+        self.count_impl(m)
+    }
+
+    /// Whether a copy of the fingerprint of mixed hash `m` is held.
+    #[inline]
+    pub(crate) fn contains(&self, m: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.contains_x86(m) };
+        }
+        self.contains_impl(m)
+    }
+
+    /// Adds `copies` (≥ 1) copies of fingerprint `f`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when the slots it needs would pass the maximum load
+    /// or the table's end, or the count would pass `u64::MAX`; nothing is
+    /// changed then.
+    #[inline]
+    pub(crate) fn insert_fingerprint(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.insert_x86(f, copies) };
+        }
+        self.insert_impl(f, copies)
+    }
+
+    /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
+    /// none is held (nothing changes then).
+    #[inline]
+    pub(crate) fn remove(&mut self, m: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.has_bmi2() {
+            // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+            return unsafe { self.remove_x86(m) };
+        }
+        self.remove_impl(m)
+    }
+
+    // The operations compiled for the bit instructions of x86-64-v3, so
+    // that rank (popcount), select (pdep) and the scans (tzcnt, lzcnt)
+    // inlined into them are single instructions; a default x86-64 build
+    // may use none of them. Same code, same answers.
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn count_x86(&self, m: u64) -> u64 {
+        self.count_impl(m)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn contains_x86(&self, m: u64) -> bool {
+        self.contains_impl(m)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn insert_x86(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+        self.insert_impl(f, copies)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn remove_x86(&mut self, m: u64) -> bool {
+        self.remove_impl(m)
+    }
+
+    /// Every entry, as (fingerprint, count), in increasing fingerprint
+    /// order; `None` at the first run that does not decode.
+    pub(crate) fn entries(&self) -> Option<Vec<(u64, u64)>> {
+        let r = self.shape.remainder_bits;
+        let mut out = Vec::new();
+        let ok = self.table.for_each_run(|q, start, end| {
+            let mut at = start;
+            while at <= end {
+                let Some((x, count, len)) = decode(at, end, r, |p| self.table.get(p)) else {
+                    return false;
+                };
+                out.push(((q as u64) << r | x, count));
+                at += len;
+            }
+            true
+        });
+        ok.then_some(out)
+    }
+
+    /// A filter of `shape` holding `entries` (increasing, distinct
+    /// fingerprints of `shape`'s space, counts ≥ 1).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when they need more than the shape's maximum load or
+    /// run past its table; [`Error::InvalidParameter`] when the table
+    /// cannot be allocated.
+    pub(crate) fn build(
+        shape: Shape,
+        entries: impl IntoIterator<Item = (u64, u64)>,
+        parameter: &'static str,
+    ) -> Result<Self, Error> {
+        let mut core = Core::new(shape, parameter)?;
+        let r = shape.remainder_bits;
+        let slots = core.table.slots();
+        let mut cursor = 0;
+        let mut current: Option<usize> = None;
+        let mut len: u64 = 0;
+        for (f, count) in entries {
+            let (q, x) = core.split(f);
+            if current != Some(q) {
+                if current.is_some() {
+                    core.table.build_slot_end(cursor - 1);
+                }
+                cursor = cursor.max(q);
+                core.table.build_occupied(q);
+                current = Some(q);
+            }
+            let enc = encode(x, count, r);
+            if cursor + enc.len() > slots || core.table.used() + enc.len() > core.max_used {
+                return Err(Error::Full);
+            }
+            for &v in enc.as_slice() {
+                core.table.build_slot(cursor, v);
+                cursor += 1;
+            }
+            len = len.checked_add(count).ok_or(Error::Full)?;
+        }
+        if current.is_some() {
+            core.table.build_slot_end(cursor - 1);
+        }
+        core.table.finish_build();
+        core.len = len;
+        Ok(core)
+    }
+
+    /// This filter's entries in a table of the doubled shape.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `parameter` when the remainder has
+    /// no bit left to give or the larger table cannot be allocated.
+    pub(crate) fn doubled(&self, parameter: &'static str) -> Result<Self, Error> {
+        let shape = self.shape.doubled().ok_or_else(|| {
+            Error::invalid(
+                parameter,
+                self.shape.quotients,
+                format_args!(
+                    "a filter whose remainders have a bit to give: {} bits left, at least {} are kept",
+                    self.shape.remainder_bits, MIN_REMAINDER_BITS
+                ),
+            )
+        })?;
+        let entries = self.entries().unwrap_or_default();
+        Core::build(shape, entries, parameter)
+    }
+
+    /// The multiset sum of `self` and `other` (same space) in a table of
+    /// `shape` (the larger of the two, or larger still).
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build).
+    pub(crate) fn merged(
+        &self,
+        other: &Core,
+        shape: Shape,
+        parameter: &'static str,
+    ) -> Result<Self, Error> {
+        let a = self.entries().unwrap_or_default();
+        let b = other.entries().unwrap_or_default();
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(&(fa, ca)), Some(&(fb, cb))) if fa == fb => {
+                    out.push((fa, ca.checked_add(cb).ok_or(Error::Full)?));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&(fa, ca)), Some(&(fb, _))) if fa < fb => {
+                    out.push((fa, ca));
+                    i += 1;
+                }
+                (Some(&e), None) => {
+                    out.push(e);
+                    i += 1;
+                }
+                (_, Some(&e)) => {
+                    out.push(e);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        Core::build(shape, out, parameter)
+    }
+
+    /// Rebuilds a loaded table from its entries and checks that the rebuild
+    /// is the table itself, so that every accepted byte string is a state
+    /// the filter's own operations reach.
+    pub(crate) fn from_table(shape: Shape, table: Table, len: u64) -> Result<Self, Error> {
+        let mut loaded = Core {
+            max_used: shape.max_used(),
+            space: shape
+                .space()
+                .ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
+            shape,
+            table,
+            len,
+        };
+        let entries = loaded.entries().ok_or_else(|| {
+            Error::corrupt("a run has no end or holds a counter that does not decode")
+        })?;
+        if entries.last().is_some_and(|&(f, _)| f >= loaded.space) {
+            return Err(Error::corrupt("a run belongs to a quotient past the last"));
+        }
+        if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(Error::corrupt(
+                "remainders of a run are not in increasing order",
+            ));
+        }
+        let rebuilt = Core::build(shape, entries, "slots").map_err(|e| {
+            Error::corrupt(format_args!(
+                "the table cannot be rebuilt from its entries: {e}"
+            ))
+        })?;
+        loaded.table.set_used(rebuilt.table.used());
+        if rebuilt != loaded {
+            return Err(Error::corrupt(
+                "the table's metadata, counters or free slots are not those its entries give",
+            ));
+        }
+        Ok(loaded)
+    }
+}

@@ -1,0 +1,682 @@
+//! The rank-and-select table: blocks of 64 slots, each with an offset, an
+//! `occupieds` word, a `runends` word and 64 remainders of `r` bits.
+//!
+//! Terms (Pandey et al., "A General-Purpose Counting Filter", SIGMOD 2017):
+//! a key's *quotient* q names its home slot; the remainders of all keys of
+//! one quotient form a *run*, stored contiguously at or after slot q, runs
+//! in order of quotient. `occupieds` bit q says that quotient q has a run;
+//! `runends` bit p says that slot p ends one. Bit i of the two words of
+//! block b is slot 64b + i.
+//!
+//! A block's *offset* is how many of its slots, from its first, are taken
+//! by runs of quotients before the block. With it, the run of quotient q is
+//! found with one rank (the number d of occupied quotients of q's block up
+//! to q) and one select (the d-th run end from the block's first free
+//! slot). Offsets are one byte, 0.125 bits per slot; an offset of 255 or
+//! more is stored as 255 and recomputed from the blocks before it. Such
+//! offsets need a queue of 255 displaced slots, which at the maximum load
+//! of 95 % is rarer than once in 10^10 blocks (the spill-over at a block
+//! boundary is a random walk with drift −5 % and variance 0.95 per slot,
+//! whose tail falls by e^−0.1 a slot), so the slow path costs nothing on
+//! average and keeps every answer exact.
+//!
+//! Runs never wrap around: the table has a few spare blocks past its last
+//! quotient for the runs that spill over, and an insert that would run off
+//! the end is refused as `Full`.
+//!
+//! Why one array of interleaved blocks (occupieds, runends, remainders) and
+//! not three arrays: a lookup reads all three for the same slots, so
+//! interleaving puts them on the same one or two cache lines.
+
+use crate::bits::{mask_from, mask_through, select64};
+
+/// Bits `lo..hi` of a word (`lo < hi <= 64`).
+#[inline(always)]
+fn bit_range(lo: usize, hi: usize) -> u64 {
+    (u64::MAX >> (64 - (hi - lo))) << lo
+}
+
+/// Stored offsets at or above this are recomputed from the blocks before.
+const SATURATED: u8 = u8::MAX;
+
+/// The slot arrays and their metadata. Knows nothing of hashes or counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Table {
+    /// Remainder bits per slot.
+    r: u32,
+    /// `2 + r`: u64 words per block.
+    stride: usize,
+    /// Number of blocks; slots are `64 * blocks`.
+    blocks: usize,
+    /// `blocks` blocks of `stride` words: occupieds, runends, remainders.
+    words: Vec<u64>,
+    /// One offset per block, saturated at [`SATURATED`].
+    offsets: Vec<u8>,
+    /// Slots in use.
+    used: usize,
+    /// Whether the CPU has BMI2 (`pdep`) and `popcnt`, for select and the
+    /// operations compiled for them.
+    bmi2: bool,
+}
+
+impl Table {
+    /// An empty table of `blocks` blocks of `r`-bit remainders, or `None`
+    /// when it cannot be allocated.
+    pub(crate) fn new(
+        r: u32,
+        blocks: usize,
+        parameter: &'static str,
+    ) -> Result<Self, filter_core::Error> {
+        let stride = 2 + r as usize;
+        let len = blocks.checked_mul(stride).ok_or_else(|| {
+            filter_core::Error::invalid(
+                parameter,
+                blocks,
+                "small enough for the table to be addressable",
+            )
+        })?;
+        Ok(Table {
+            r,
+            stride,
+            blocks,
+            words: filter_core::memory::zeroed_vec(len, parameter)?,
+            offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
+            used: 0,
+            bmi2: crate::bits::has_bmi2(),
+        })
+    }
+
+    /// Physical slots (64 per block).
+    #[inline]
+    pub(crate) fn slots(&self) -> usize {
+        self.blocks * 64
+    }
+
+    /// Whether the CPU has the bit instructions of [`crate::bits::has_bmi2`].
+    #[inline(always)]
+    pub(crate) fn has_bmi2(&self) -> bool {
+        self.bmi2
+    }
+
+    /// Slots in use.
+    #[inline]
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Bytes of the arrays.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.len() * 8 + self.offsets.len()
+    }
+
+    /// The interleaved words, for serialization.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The stored (saturated) offsets, for serialization.
+    pub(crate) fn stored_offsets(&self) -> &[u8] {
+        &self.offsets
+    }
+
+    /// The index of the first word of the block holding `slot`, for a
+    /// prefetch hint.
+    #[inline]
+    pub(crate) fn block_word(&self, slot: usize) -> usize {
+        (slot >> 6) * self.stride
+    }
+
+    #[inline(always)]
+    fn occupieds(&self, b: usize) -> u64 {
+        self.words[b * self.stride]
+    }
+
+    #[inline(always)]
+    fn runends(&self, b: usize) -> u64 {
+        self.words[b * self.stride + 1]
+    }
+
+    /// Whether quotient `q` has a run.
+    #[inline(always)]
+    pub(crate) fn is_occupied(&self, q: usize) -> bool {
+        self.occupieds(q >> 6) >> (q & 63) & 1 == 1
+    }
+
+    #[inline(always)]
+    fn set_occupied(&mut self, q: usize, on: bool) {
+        let w = &mut self.words[(q >> 6) * self.stride];
+        *w = (*w & !(1 << (q & 63))) | (u64::from(on) << (q & 63));
+    }
+
+    #[inline(always)]
+    fn set_runend(&mut self, p: usize, on: bool) {
+        let w = &mut self.words[(p >> 6) * self.stride + 1];
+        *w = (*w & !(1 << (p & 63))) | (u64::from(on) << (p & 63));
+    }
+
+    /// The remainder in slot `p`.
+    #[inline(always)]
+    pub(crate) fn get(&self, p: usize) -> u64 {
+        let r = self.r as usize;
+        let bit = (p & 63) * r;
+        let w = (p >> 6) * self.stride + 2 + bit / 64;
+        let shift = bit % 64;
+        let mut v = self.words[w] >> shift;
+        if shift + r > 64 {
+            v |= self.words[w + 1] << (64 - shift);
+        }
+        v & (u64::MAX >> (64 - r))
+    }
+
+    /// Writes remainder `v` (below 2^r) to slot `p`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, p: usize, v: u64) {
+        let r = self.r as usize;
+        let mask = u64::MAX >> (64 - r);
+        let bit = (p & 63) * r;
+        let w = (p >> 6) * self.stride + 2 + bit / 64;
+        let shift = bit % 64;
+        self.words[w] = (self.words[w] & !(mask << shift)) | (v << shift);
+        if shift + r > 64 {
+            let high = 64 - shift;
+            self.words[w + 1] = (self.words[w + 1] & !(mask >> high)) | (v >> high);
+        }
+    }
+
+    /// The offset of block `b`, exact.
+    #[inline(always)]
+    fn offset(&self, b: usize) -> usize {
+        let stored = self.offsets[b];
+        if stored < SATURATED {
+            usize::from(stored)
+        } else {
+            self.offset_slow(b)
+        }
+    }
+
+    /// Recomputes a saturated offset forward from the nearest block before
+    /// it whose offset is stored exactly (block 0's always is).
+    #[cold]
+    fn offset_slow(&self, b: usize) -> usize {
+        let mut a = b;
+        while a > 0 && self.offsets[a] == SATURATED {
+            a -= 1;
+        }
+        let mut off = if self.offsets[a] == SATURATED {
+            0
+        } else {
+            usize::from(self.offsets[a])
+        };
+        for c in a + 1..=b {
+            let end = self.next_free_with(64 * c - 1, off);
+            off = end.saturating_sub(64 * c);
+        }
+        off
+    }
+
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn select(&self, bits: u64, k: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        if self.bmi2 {
+            // SAFETY: `bmi2` is set only where the CPU reported BMI2.
+            return unsafe { crate::bits::select64_bmi2(bits, k) };
+        }
+        select64(bits, k)
+    }
+
+    /// The first slot at or after `pos` whose set bit of `runends` is the
+    /// `k`-th (0-based) from `pos`, or `None` past the table's end.
+    #[inline(always)]
+    fn select_runend(&self, pos: usize, mut k: u32) -> Option<usize> {
+        let mut b = pos >> 6;
+        let mut bits = self.runends(b) & mask_from(pos & 63);
+        loop {
+            if k == 0 && bits != 0 {
+                return Some(b * 64 + bits.trailing_zeros() as usize);
+            }
+            let c = bits.count_ones();
+            if k < c {
+                return Some(b * 64 + self.select(bits, k) as usize);
+            }
+            k -= c;
+            b += 1;
+            if b >= self.blocks {
+                return None;
+            }
+            bits = self.runends(b);
+        }
+    }
+
+    /// The last set bit of `runends` strictly before slot `p`, if any at or
+    /// after `floor`.
+    #[inline(always)]
+    fn prev_runend(&self, p: usize, floor: usize) -> Option<usize> {
+        if p == 0 {
+            return None;
+        }
+        let mut b = (p - 1) >> 6;
+        let mut bits = self.runends(b) & mask_through((p - 1) & 63);
+        loop {
+            if bits != 0 {
+                let at = b * 64 + 63 - bits.leading_zeros() as usize;
+                return (at >= floor).then_some(at);
+            }
+            if b == 0 || b * 64 <= floor {
+                return None;
+            }
+            b -= 1;
+            bits = self.runends(b);
+        }
+    }
+
+    /// The first slot at or after `x` not taken by the runs of quotients up
+    /// to `x`: `x` itself when it is free of them, else one past the end of
+    /// the last such run. `x` is free exactly when this returns `x`.
+    #[inline(always)]
+    pub(crate) fn next_free(&self, x: usize) -> usize {
+        self.next_free_with(x, self.offset(x >> 6))
+    }
+
+    #[inline(always)]
+    fn next_free_with(&self, x: usize, off: usize) -> usize {
+        let b = x >> 6;
+        let i = x & 63;
+        let d = (self.occupieds(b) & mask_through(i)).count_ones();
+        if d == 0 {
+            return if off > i { b * 64 + off } else { x };
+        }
+        match self.select_runend(b * 64 + off, d - 1) {
+            Some(t) => x.max(t + 1),
+            // Only a corrupt table lacks the run end; `from_bytes` refuses
+            // those, so this is never reached from valid states.
+            None => self.slots(),
+        }
+    }
+
+    /// The slots `start..=end` of the run of occupied quotient `q`.
+    #[inline(always)]
+    pub(crate) fn run(&self, q: usize) -> (usize, usize) {
+        let end = self.run_end(q);
+        (self.run_start(q, end), end)
+    }
+
+    /// The last slot of the run of occupied quotient `q`.
+    #[inline(always)]
+    pub(crate) fn run_end(&self, q: usize) -> usize {
+        let b = q >> 6;
+        let d = (self.occupieds(b) & mask_through(q & 63)).count_ones();
+        self.select_runend(b * 64 + self.offset(b), d.wrapping_sub(1))
+            .unwrap_or(self.slots() - 1)
+    }
+
+    /// The first slot of the run of occupied quotient `q` that ends at
+    /// `end`: one past the run end before it, if that is at or after `q`.
+    #[inline(always)]
+    pub(crate) fn run_start(&self, q: usize, end: usize) -> usize {
+        match self.prev_runend(end, q) {
+            Some(prev) => prev + 1,
+            None => q,
+        }
+    }
+
+    /// The first free slot at or after `pos`, by jumps of
+    /// [`free_distance`](Self::free_distance): popcounts only, no select.
+    #[inline(always)]
+    fn first_empty(&self, mut pos: usize) -> usize {
+        while pos < self.slots() {
+            let jump = self.free_distance(pos);
+            if jump == 0 {
+                return pos;
+            }
+            pos += jump;
+        }
+        pos
+    }
+
+    /// 0 when slot `x` is free, else a number of slots from `x` that are
+    /// all taken: the runs of quotients up to `x` that have not ended before
+    /// `x` (each needs a slot at or after `x`), plus what the runs from
+    /// before the block still take.
+    #[inline(always)]
+    fn free_distance(&self, x: usize) -> usize {
+        let b = x >> 6;
+        let i = x & 63;
+        let off = self.offset(b);
+        let d = (self.occupieds(b) & mask_through(i)).count_ones() as usize;
+        if off > i {
+            return off - i + d;
+        }
+        // Run ends in slots off..i of the block (below x): runs of
+        // quotients of this block, as the earlier runs end before off.
+        let ended = if i == off {
+            0
+        } else {
+            (self.runends(b) & mask_from(off) & !mask_from(i)).count_ones() as usize
+        };
+        // Never negative in a valid table; loaded tables are checked first.
+        d.saturating_sub(ended)
+    }
+
+    /// Whether `k` more slots can be inserted at `pos`: the `k`-th free
+    /// slot at or after `pos` is inside the table.
+    pub(crate) fn has_room(&self, pos: usize, k: usize) -> bool {
+        let mut at = pos;
+        for _ in 0..k {
+            at = self.first_empty(at);
+            if at >= self.slots() {
+                return false;
+            }
+            at += 1;
+        }
+        true
+    }
+
+    /// Opens an empty slot at `pos` for the run of quotient `q` (which must
+    /// start at or before `pos` and end at or after `pos − 1`, or be about
+    /// to start at `pos`): shifts the slots from `pos` to the first free
+    /// slot one to the right, with their run-end bits. The new slot holds 0
+    /// and no run end. The caller checked [`has_room`](Self::has_room).
+    #[inline(always)]
+    fn open_slot(&mut self, q: usize, pos: usize) -> bool {
+        let e = self.first_empty(pos);
+        if e >= self.slots() {
+            return false;
+        }
+        self.shift_right(pos, e);
+        // Runs of quotients below each block from q + 1 to e now take one
+        // more of its slots.
+        for b in (q >> 6) + 1..=(e >> 6) {
+            if self.offsets[b] < SATURATED {
+                self.offsets[b] += 1;
+            }
+        }
+        self.used += 1;
+        true
+    }
+
+    /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends)
+    /// and clears slot `pos`: a block at a time, a word at a time.
+    #[inline(always)]
+    fn shift_right(&mut self, pos: usize, e: usize) {
+        let (first, last) = (pos >> 6, e >> 6);
+        let (mut rem, mut end) = (0, false);
+        for b in first..=last {
+            let lo = if b == first { pos & 63 } else { 0 };
+            let hi = if b == last { e & 63 } else { 63 };
+            let rem_out = self.get(b * 64 + hi);
+            self.shift_remainders_up(b, lo, hi);
+            self.set(b * 64 + lo, rem);
+            rem = rem_out;
+            let w = &mut self.words[b * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            let end_out = (*w >> hi) & 1 == 1;
+            *w = (*w & !range) | (((*w & range) << 1) & range) | (u64::from(end) << lo);
+            end = end_out;
+        }
+        // Slot e was free, so nothing is shifted out of it.
+        debug_assert!(rem == 0 && !end);
+    }
+
+    /// Moves the remainders of slots `lo..hi` of block `b` to `lo + 1..=hi`
+    /// (slot `lo` keeps its value, to be overwritten).
+    #[inline(always)]
+    fn shift_remainders_up(&mut self, b: usize, lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let r = self.r as usize;
+        let base = b * self.stride + 2;
+        let (from, to) = ((lo + 1) * r, (hi + 1) * r);
+        for w in (from / 64..=(to - 1) / 64).rev() {
+            let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
+            let below = if w > 0 {
+                self.words[base + w - 1] >> (64 - r)
+            } else {
+                0
+            };
+            let shifted = (self.words[base + w] << r) | below;
+            let word = &mut self.words[base + w];
+            *word = (*word & !mask) | (shifted & mask);
+        }
+    }
+
+    /// Moves the remainders of slots `lo + 1..=hi` of block `b` to
+    /// `lo..hi` (slot `hi` keeps its value, to be overwritten).
+    #[inline(always)]
+    fn shift_remainders_down(&mut self, b: usize, lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let r = self.r as usize;
+        let base = b * self.stride + 2;
+        let (from, to) = (lo * r, hi * r);
+        for w in from / 64..=(to - 1) / 64 {
+            let mask = bit_range(from.max(64 * w) - 64 * w, to.min(64 * w + 64) - 64 * w);
+            let above = if w + 1 < r {
+                self.words[base + w + 1] << (64 - r)
+            } else {
+                0
+            };
+            let shifted = (self.words[base + w] >> r) | above;
+            let word = &mut self.words[base + w];
+            *word = (*word & !mask) | (shifted & mask);
+        }
+    }
+
+    /// Inserts a slot holding `v` at `pos` into the run of quotient `q`,
+    /// which currently spans `start..=end`; `pos` is in `start..=end + 1`.
+    /// `false`, with nothing changed, when no free slot follows `pos`.
+    #[inline(always)]
+    pub(crate) fn insert_into_run(&mut self, q: usize, pos: usize, end: usize, v: u64) -> bool {
+        if !self.open_slot(q, pos) {
+            return false;
+        }
+        if pos == end + 1 {
+            self.set_runend(end, false);
+            self.set_runend(pos, true);
+        }
+        self.set(pos, v);
+        true
+    }
+
+    /// Starts the run of unoccupied quotient `q` with one slot holding `v`,
+    /// at [`next_free(q)`](Self::next_free); returns that slot, or `None`,
+    /// with nothing changed, when no free slot follows it.
+    #[inline(always)]
+    pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
+        let pos = self.next_free(q);
+        if !self.open_slot(q, pos) {
+            return None;
+        }
+        self.set_occupied(q, true);
+        self.set_runend(pos, true);
+        self.set(pos, v);
+        Some(pos)
+    }
+
+    /// Removes slot `pos` from the run of quotient `q`, which spans
+    /// `start..=end`; the run ends with it when it was its only slot.
+    #[inline(always)]
+    pub(crate) fn remove_from_run(&mut self, q: usize, pos: usize, start: usize, end: usize) {
+        // The slots after `pos` that move back: the rest of this run and
+        // every following run of the cluster that is not at its home.
+        let mut last = end;
+        let mut quotient = q;
+        while let Some(next_q) = self.next_occupied(quotient + 1, last) {
+            match self.select_runend(last + 1, 0) {
+                Some(t) => last = t,
+                None => break,
+            }
+            quotient = next_q;
+        }
+        if start == end {
+            self.set_occupied(q, false);
+        }
+        self.shift_left(pos, last);
+        if pos == end && start < end {
+            self.set_runend(pos - 1, true);
+        }
+        for b in (q >> 6) + 1..=(last >> 6) {
+            if self.offsets[b] < SATURATED {
+                self.offsets[b] -= 1;
+            } else {
+                // A saturated offset may have dropped below the saturation
+                // point: store it exactly again. Blocks are visited in order,
+                // so the one before is already right.
+                let exact = self.offset_slow(b);
+                self.offsets[b] = exact.min(usize::from(SATURATED)) as u8;
+            }
+        }
+        self.used -= 1;
+    }
+
+    /// The first occupied quotient in `from..=to`.
+    #[inline(always)]
+    fn next_occupied(&self, from: usize, to: usize) -> Option<usize> {
+        if from > to || from >= self.slots() {
+            return None;
+        }
+        let mut b = from >> 6;
+        let mut bits = self.occupieds(b) & mask_from(from & 63);
+        loop {
+            if bits != 0 {
+                let q = b * 64 + bits.trailing_zeros() as usize;
+                return (q <= to).then_some(q);
+            }
+            b += 1;
+            if b * 64 > to || b >= self.blocks {
+                return None;
+            }
+            bits = self.occupieds(b);
+        }
+    }
+
+    /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
+    /// and clears slot `last`: a block at a time, a word at a time.
+    #[inline(always)]
+    fn shift_left(&mut self, pos: usize, last: usize) {
+        let (first, end_block) = (pos >> 6, last >> 6);
+        let (mut rem, mut end) = (0, false);
+        for b in (first..=end_block).rev() {
+            let lo = if b == first { pos & 63 } else { 0 };
+            let hi = if b == end_block { last & 63 } else { 63 };
+            let rem_out = self.get(b * 64 + lo);
+            self.shift_remainders_down(b, lo, hi);
+            self.set(b * 64 + hi, rem);
+            rem = rem_out;
+            let w = &mut self.words[b * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            let end_out = (*w >> lo) & 1 == 1;
+            *w = (*w & !range) | (((*w & range) >> 1) & range) | (u64::from(end) << hi);
+            end = end_out;
+        }
+    }
+
+    /// Appends, for the builder: slot `p` holds `v`. Slots are written in
+    /// increasing order into an empty table, and
+    /// [`finish_build`](Self::finish_build) is called at the end.
+    pub(crate) fn build_slot(&mut self, p: usize, v: u64) {
+        self.set(p, v);
+        self.used += 1;
+    }
+
+    /// Marks slot `p` as a run's end, for the builder.
+    pub(crate) fn build_slot_end(&mut self, p: usize) {
+        self.set_runend(p, true);
+    }
+
+    /// Marks quotient `q` occupied, for the builder.
+    pub(crate) fn build_occupied(&mut self, q: usize) {
+        self.set_occupied(q, true);
+    }
+
+    /// Computes every offset from the runs written by the builder.
+    pub(crate) fn finish_build(&mut self) {
+        let mut off = 0;
+        self.offsets[0] = 0;
+        for b in 1..self.blocks {
+            let end = self.next_free_with(64 * b - 1, off);
+            off = end.saturating_sub(64 * b);
+            self.offsets[b] = off.min(usize::from(SATURATED)) as u8;
+        }
+    }
+
+    /// Replaces the arrays with loaded ones (checked by the caller against
+    /// a rebuild).
+    pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>) -> Self {
+        Table {
+            r,
+            stride: 2 + r as usize,
+            blocks,
+            words,
+            offsets,
+            used: 0,
+            bmi2: crate::bits::has_bmi2(),
+        }
+    }
+
+    /// Sets the count of used slots of a loaded table, from its rebuild.
+    pub(crate) fn set_used(&mut self, used: usize) {
+        self.used = used;
+    }
+
+    /// Calls `f(q, start, end)` for every run, in order of quotient, reading
+    /// only `occupieds` and `runends` (not the offsets), so that it also
+    /// walks a loaded table before its offsets are trusted. Stops with
+    /// `false` when a run has no end inside the table.
+    pub(crate) fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize) -> bool) -> bool {
+        let mut cursor = 0;
+        for b in 0..self.blocks {
+            let mut occ = self.occupieds(b);
+            while occ != 0 {
+                let q = b * 64 + occ.trailing_zeros() as usize;
+                occ &= occ - 1;
+                let start = q.max(cursor);
+                if start >= self.slots() {
+                    return false;
+                }
+                let Some(end) = self.select_runend(start, 0) else {
+                    return false;
+                };
+                if !f(q, start, end) {
+                    return false;
+                }
+                cursor = end + 1;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_shifts_match_slot_moves() {
+        for r in [2u32, 3, 7, 13, 57] {
+            for (pos, e) in [(0, 1), (3, 9), (60, 70), (5, 130), (63, 64), (0, 191)] {
+                let mut t = Table::new(r, 3, "t").unwrap();
+                let mask = (1u64 << r) - 1;
+                for p in 0..192 {
+                    if p != e {
+                        t.set(p, filter_core::mix64(p as u64 + 1) & mask);
+                    }
+                }
+                let before: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                t.shift_right(pos, e);
+                let after: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                let mut want = before.clone();
+                want.remove(e);
+                want.insert(pos, 0);
+                assert_eq!(after, want, "right r {r} pos {pos} e {e}");
+                t.shift_left(pos, e);
+                let back: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
+                let mut want = before.clone();
+                want[e] = 0;
+                assert_eq!(back, want, "left r {r} pos {pos} e {e}");
+            }
+        }
+    }
+}
