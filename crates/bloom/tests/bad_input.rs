@@ -64,9 +64,8 @@ fn zero_items_and_overflowing_sizes_are_errors() {
 
 #[test]
 fn rates_too_small_for_the_hash_limit_name_fpr() {
-    // Regression: a subnormal rate such as 1e-310 needs 1030 hashes, past
-    // `MAX_HASHES`, and `with_fpr` refused it as "hashes must be in
-    // 1..=1024, got 1030", naming a parameter the caller never passed.
+    // A subnormal rate such as 1e-310 needs 1030 hashes, past `MAX_HASHES`:
+    // the error names `fpr`, the parameter the caller passed, not `hashes`.
     for p in [1e-310, f64::from_bits(1)] {
         let err = BloomFilter::with_fpr(3, p).unwrap_err();
         assert_eq!(name_of(&err), "fpr", "{p}: {err}");
@@ -86,10 +85,9 @@ fn rates_too_small_for_the_hash_limit_name_fpr() {
 
 #[test]
 fn blocked_rates_below_one_block_per_key_name_fpr() {
-    // Regression: at 10^-20 the Poisson model asks for 10^8 blocks per key,
-    // and `with_fpr(1, 1e-20)` allocated 2.9 GB without complaint, while
-    // `with_fpr(1000, 1e-20)` failed to allocate and blamed
-    // `expected_items`. Rates below `MIN_FPR` are now refused by name.
+    // At 10^-20 the Poisson model asks for 10^8 blocks per key (2.9 GB for
+    // one key): rates below `MIN_FPR` are refused by name rather than
+    // allocated, or blamed on `expected_items`.
     for (n, p) in [(1, 1e-20), (1000, 1e-20), (1_000_000, 1e-9)] {
         let err = BlockedBloomFilter::with_fpr(n, p).unwrap_err();
         assert_eq!(name_of(&err), "fpr", "{n} {p}: {err}");
@@ -121,10 +119,10 @@ fn blocked_rates_below_one_block_per_key_name_fpr() {
 // filter.
 #[cfg(target_pointer_width = "64")]
 fn blocked_sizing_near_rate_one_is_prompt() {
-    // Regression: a rate just below 1 gives a classic size of a few bits,
-    // and the blocked search began there with every key in one block,
-    // summing a Poisson series as long as the key count: this call ran for
-    // hours (10^8 keys at 1 − 10^−8 took 15 s) before its error.
+    // A rate just below 1 gives a classic size of a few bits; a blocked
+    // search starting there with every key in one block would sum a
+    // Poisson series as long as the key count. The call must return its
+    // error promptly.
     let err = BlockedBloomFilter::with_fpr(usize::MAX / 4, 1.0 - 1e-16).unwrap_err();
     assert_eq!(name_of(&err), "fpr", "{err}");
 }
