@@ -4,7 +4,10 @@
 
 #![cfg(feature = "serde")]
 
-use bloom::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
+use bloom::{
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    ScalableBloomFilter,
+};
 use filter_core::testing::keys;
 
 fn classic() -> BloomFilter {
@@ -48,6 +51,22 @@ fn json_and_postcard_round_trip_every_type() {
     let json = serde_json::to_string(&atomic).unwrap();
     let back: AtomicBlockedBloomFilter = serde_json::from_str(&json).unwrap();
     assert!(members.iter().all(|k| back.contains(k)));
+}
+
+#[test]
+fn a_grown_scalable_filter_round_trips() {
+    let mut f = ScalableBloomFilter::with_fpr(50, 0.01).unwrap();
+    let members = keys::members(4, 1_000);
+    for k in &members {
+        f.insert(k).unwrap();
+    }
+    let bin = postcard::to_allocvec(&f).unwrap();
+    let back: ScalableBloomFilter = postcard::from_bytes(&bin).unwrap();
+    assert_eq!(back.to_bytes(), f.to_bytes());
+    let json = serde_json::to_string(&f).unwrap();
+    let back: ScalableBloomFilter = serde_json::from_str(&json).unwrap();
+    assert!(members.iter().all(|k| back.contains(k)));
+    assert!(serde_json::from_str::<BloomFilter>(&json).is_err());
 }
 
 #[test]
