@@ -225,6 +225,7 @@ mod blocked_simd;
 mod blocked_sizing;
 mod counter_block;
 mod counters;
+mod dleft;
 mod encoding;
 mod filter;
 mod filter_simd;
@@ -234,6 +235,7 @@ mod uniform;
 
 pub use blocked::BlockedCountingBloomFilter;
 pub use blocked_sizing::{MAX_BLOCKED_HASHES, MAX_BLOCKS};
+pub use dleft::DLeftCountingBloomFilter;
 pub use filter::{CountingBloomFilter, MAX_COUNTERS, MAX_HASHES};
 pub use filter_core::{
     AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, Insert, ProbeSequence, Remove,

@@ -41,6 +41,12 @@ pub(crate) const MAX_REMAINDER_BITS: u32 = 57;
 /// slot), and never more than the quotients.
 const SPILL_SLOTS: usize = 192;
 
+/// The slots an entry of `count` copies and `slots` slots is charged.
+#[inline(always)]
+fn cost(count: u64, slots: usize) -> usize {
+    usize::try_from(count).map_or(slots, |c| c.min(slots))
+}
+
 /// Q and r: the shape of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -91,6 +97,12 @@ pub(crate) struct Core {
     max_used: usize,
     /// Copies held: inserts minus removes.
     len: u64,
+    /// The slots the maximum load is checked against: for each entry, its
+    /// slots or its count, whichever is fewer. An entry never costs more
+    /// than its copies, so `expected_items` inserts always fit, even where
+    /// an encoding takes a slot more than its count (remainder 0 counted
+    /// 3 or 4 times).
+    charged: usize,
 }
 
 /// The result of looking for a remainder in a run.
@@ -127,6 +139,7 @@ impl Core {
             space,
             max_used: shape.max_used(),
             len: 0,
+            charged: 0,
         })
     }
 
@@ -199,8 +212,7 @@ impl Core {
         Found::Absent(at)
     }
 
-    /// How many copies of fingerprints equal to that of mixed hash `m` are
-    /// held.
+    /// The body of [`count`](Self::count).
     #[inline(always)]
     fn count_impl(&self, m: u64) -> u64 {
         let (q, x) = self.split(self.fingerprint(m));
@@ -214,7 +226,7 @@ impl Core {
         }
     }
 
-    /// Whether a copy of the fingerprint of mixed hash `m` is held.
+    /// The body of [`contains`](Self::contains).
     #[inline(always)]
     fn contains_impl(&self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
@@ -233,23 +245,18 @@ impl Core {
         start < end && matches!(self.find(x, start, end), Found::Entry(..))
     }
 
-    /// Checks that `k` more slots fit under the maximum load, and, when
+    /// Checks that `charge` more charged slots fit under the maximum load,
+    /// and, when `k`, the slots to be inserted, is
     /// more than one, that the table has them after `pos` (one slot is
     /// checked by the insert itself, which changes nothing when it fails).
-    fn room(&self, pos: usize, k: usize) -> Result<(), Error> {
-        if self.table.used() + k > self.max_used || (k > 1 && !self.table.has_room(pos, k)) {
+    fn room(&self, pos: usize, k: usize, charge: usize) -> Result<(), Error> {
+        if self.charged + charge > self.max_used || (k > 1 && !self.table.has_room(pos, k)) {
             return Err(Error::Full);
         }
         Ok(())
     }
 
-    /// Adds `copies` (≥ 1) copies of fingerprint `f`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Full`] when the slots it needs would pass the maximum load
-    /// or the table's end, or the count would pass `u64::MAX`; nothing is
-    /// changed then.
+    /// The body of [`insert_fingerprint`](Self::insert_fingerprint).
     #[inline(always)]
     fn insert_impl(&mut self, f: u64, copies: u64) -> Result<(), Error> {
         let (q, x) = self.split(f);
@@ -257,23 +264,22 @@ impl Core {
         let len = self.len.checked_add(copies).ok_or(Error::Full)?;
         if !self.table.is_occupied(q) {
             if copies == 1 {
-                self.room(q, 1)?;
+                self.room(q, 1, 1)?;
                 self.table.start_run(q, x).ok_or(Error::Full)?;
                 self.len = len;
+                self.charged += 1;
                 return Ok(());
             }
             let enc = encode(x, copies, r);
-            if enc.len() > 1 {
-                self.room(self.table.next_free(q), enc.len())?;
-            } else {
-                self.room(q, 1)?;
-            }
+            let charge = cost(copies, enc.len());
+            self.room(self.table.next_free(q), enc.len(), charge)?;
             let start = self.table.start_run(q, x).ok_or(Error::Full)?;
             for i in 1..enc.len() {
                 self.table.insert_into_run(q, start + i, start + i - 1, 0);
             }
             self.write(start, &enc);
             self.len = len;
+            self.charged += charge;
             return Ok(());
         }
         let (start, end) = self.table.run(q);
@@ -284,16 +290,18 @@ impl Core {
         let new_count = old_count.checked_add(copies).ok_or(Error::Full)?;
         if copies == 1 && new_count <= 2 {
             // "x" or "x x": one more slot holding x, no counter to encode.
-            self.room(at, 1)?;
+            self.room(at, 1, 1)?;
             if !self.table.insert_into_run(q, at + old_len, end, x) {
                 return Err(Error::Full);
             }
             self.len = len;
+            self.charged += 1;
             return Ok(());
         }
         let enc = encode(x, new_count, r);
         let grow = enc.len() - old_len;
-        self.room(at + old_len, grow)?;
+        let (old_cost, new_cost) = (cost(old_count, old_len), cost(new_count, enc.len()));
+        self.room(at + old_len, grow, new_cost.saturating_sub(old_cost))?;
         for i in 0..grow {
             if !self.table.insert_into_run(q, at + old_len + i, end + i, 0) {
                 // Only the first of several can fail, and `room` checked
@@ -303,6 +311,7 @@ impl Core {
         }
         self.write(at, &enc);
         self.len = len;
+        self.charged = self.charged - old_cost + new_cost;
         Ok(())
     }
 
@@ -322,8 +331,7 @@ impl Core {
         self.insert_fingerprint(self.fingerprint(m), 1)
     }
 
-    /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
-    /// none is held (nothing changes then).
+    /// The body of [`remove`](Self::remove).
     #[inline(always)]
     fn remove_impl(&mut self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
@@ -337,6 +345,7 @@ impl Core {
         if count <= 2 {
             // "x" or "x x": drop the last slot of the entry.
             self.table.remove_from_run(q, at + old_len - 1, start, end);
+            self.charged -= 1;
         } else {
             let enc = encode(x, count - 1, self.shape.remainder_bits);
             let shrink = old_len - enc.len();
@@ -345,6 +354,7 @@ impl Core {
                     .remove_from_run(q, at + enc.len(), start, end - i);
             }
             self.write(at, &enc);
+            self.charged = self.charged - cost(count, old_len) + cost(count - 1, enc.len());
         }
         self.len -= 1;
         true
@@ -479,7 +489,8 @@ impl Core {
                 current = Some(q);
             }
             let enc = encode(x, count, r);
-            if cursor + enc.len() > slots || core.table.used() + enc.len() > core.max_used {
+            core.charged += cost(count, enc.len());
+            if cursor + enc.len() > slots || core.charged > core.max_used {
                 return Err(Error::Full);
             }
             for &v in enc.as_slice() {
@@ -564,6 +575,7 @@ impl Core {
     pub(crate) fn from_table(shape: Shape, table: Table, len: u64) -> Result<Self, Error> {
         let mut loaded = Core {
             max_used: shape.max_used(),
+            charged: 0,
             space: shape
                 .space()
                 .ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
@@ -588,6 +600,7 @@ impl Core {
             ))
         })?;
         loaded.table.set_used(rebuilt.table.used());
+        loaded.charged = rebuilt.charged;
         if rebuilt != loaded {
             return Err(Error::corrupt(
                 "the table's metadata, counters or free slots are not those its entries give",

@@ -290,7 +290,9 @@ impl<S: KeyHasher> QuotientFilter<S> {
         self.core.memory_bytes()
     }
 
-    /// Slots in use over quotients, at most 0.95.
+    /// Slots in use over quotients: at most 0.95, but for a few slots more
+    /// where remainder 0 is counted 3 or 4 times (its encoding takes a slot
+    /// more than its count, and the maximum load charges it by count).
     pub fn load_factor(&self) -> f64 {
         self.core.used() as f64 / self.core.shape().quotients as f64
     }

@@ -13,6 +13,13 @@ use quotient_filter::QuotientFilter;
 const RATES: [f64; 3] = [0.01, 0.001, 0.0001];
 
 fn rate_at(n: usize, p: f64, queries: usize, seed: u64) -> (f64, f64) {
+    let (_, rate, bound) = filled(n, p, queries, seed);
+    (rate, bound)
+}
+
+/// A filter of `n` seeded keys at rate `p`, its measured rate over
+/// `queries` non-members, and the bound that rate must meet.
+fn filled(n: usize, p: f64, queries: usize, seed: u64) -> (QuotientFilter, f64, f64) {
     let mut filter = QuotientFilter::with_fpr(n, p).unwrap();
     let keys = members(seed, n);
     for k in &keys {
@@ -20,10 +27,8 @@ fn rate_at(n: usize, p: f64, queries: usize, seed: u64) -> (f64, f64) {
     }
     assert!(keys.iter().all(|k| filter.contains(k)));
     let miss = non_members(seed, queries);
-    (
-        measured_fpr(&filter, &miss),
-        fpr_upper_bound(p, queries, 1.0, 4.0),
-    )
+    let rate = measured_fpr(&filter, &miss);
+    (filter, rate, fpr_upper_bound(p, queries, 1.0, 4.0))
 }
 
 #[test]
@@ -48,9 +53,14 @@ fn rate_at_a_million_keys() {
 fn rate_and_space_at_ten_million_keys() {
     for p in RATES {
         let n = 10_000_000;
-        let (rate, bound) = rate_at(n, p, 2_000_000, 3);
-        println!("10M keys, p {p}: measured {rate}");
+        let (filter, rate, bound) = filled(n, p, 2_000_000, 3);
+        let bits_per_key = filter.memory_bytes() as f64 * 8.0 / n as f64;
+        println!("10M keys, p {p}: measured {rate}, {bits_per_key:.3} bits/key");
         assert!(rate <= bound, "p {p}: {rate} > {bound}");
+        assert!(
+            bits_per_key <= space_bound(&filter, n),
+            "p {p}: {bits_per_key}"
+        );
     }
 }
 

@@ -122,13 +122,16 @@ mod binary_fuse;
 mod construct;
 mod fingerprint;
 mod layout;
+mod ribbon;
 mod table;
 mod xor;
 
 pub use binary_fuse::{BinaryFuse, BinaryFuse8, BinaryFuse16};
+pub use filter_core::{BatchContains, KeyHasher, PortableHasher};
 pub use filter_core::{DefaultHashBuilder, Error, Filter, Insert, Remove};
 pub use fingerprint::Fingerprint;
 pub use layout::MAX_KEYS;
+pub use ribbon::{MAX_RIBBON_KEYS, Ribbon};
 pub use xor::{Xor, Xor8, Xor16};
 
 /// The README's example, compiled and run as a doctest so it cannot rot.

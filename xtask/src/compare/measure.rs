@@ -72,9 +72,7 @@ cached!(String, strings);
 /// The deterministic half of a measurement.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Accuracy {
-    pub(crate) params: String,
     pub(crate) memory_bytes: usize,
-    pub(crate) expected_fpr: f64,
     pub(crate) queries: usize,
     pub(crate) false_positives: usize,
     pub(crate) false_negatives: usize,
@@ -205,9 +203,7 @@ pub(crate) fn sample<S: Subject<K>, K: Cached>(
         batched_rates = rates;
     }
     let mut accuracy = Accuracy {
-        params: filter.params(),
         memory_bytes: filter.memory_bytes(),
-        expected_fpr: filter.expected_fpr(members.len()),
         queries: queries.len(),
         false_positives,
         false_negatives: members.len() - hits,

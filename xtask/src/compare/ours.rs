@@ -13,6 +13,7 @@ use filter_core::{BatchContains, Error, Insert, KeyHasher, PortableHasher, Remov
 use super::Result;
 use super::measure::{Entry, entry};
 use super::subject::{Family, Info, Key, Subject, Target, build_error};
+use super::peers::initial_items;
 use super::workload::Cheap64;
 
 /// Every one of our rows on `u64` keys with the default hasher, then the
@@ -176,16 +177,21 @@ impl<K: Key, F: Static + filter_core::Filter<K>> Subject<K> for Built<F> {
 }
 
 /// Implements [`Dynamic`] for one of our filter types, generic over its
-/// hasher: `dynamic!(Type, "Name", "crate", Family, |filter| lines per hit)`.
+/// hasher: `dynamic!(Type, "Name", "crate", Family, |filter| lines per hit)`,
+/// and for the scalable filters `|n| the items they start at` (a thousandth
+/// of the keys, as growable-bloom-filter's row, so that they grow).
 macro_rules! dynamic {
     ($type:ty, $name:literal, $krate:literal, $family:ident, |$f:ident| $lines:expr) => {
+        dynamic!($type, $name, $krate, $family, |$f| $lines, |n| n);
+    };
+    ($type:ty, $name:literal, $krate:literal, $family:ident, |$f:ident| $lines:expr, |$n:ident| $initial:expr) => {
         impl<H: Hasher> Dynamic<H> for $type {
             const INFO: Info = Info {
                 krate: $krate,
                 ..Info::ours($name, Family::$family, true)
             };
-            fn with_fpr(n: usize, fpr: f64, hasher: H) -> Result<Self, Error> {
-                <$type>::with_fpr_and_hasher(n, fpr, hasher)
+            fn with_fpr($n: usize, fpr: f64, hasher: H) -> Result<Self, Error> {
+                <$type>::with_fpr_and_hasher($initial, fpr, hasher)
             }
             fn lines(&self) -> usize {
                 let $f = self;
@@ -197,12 +203,12 @@ macro_rules! dynamic {
 
 dynamic!(bloom::BloomFilter<H>, "BloomFilter", "bloom", Bloom, |f| f.hashes() as usize);
 dynamic!(bloom::BlockedBloomFilter<H>, "BlockedBloomFilter", "bloom", BlockedBloom, |_f| 1);
-dynamic!(bloom::ScalableBloomFilter<H>, "ScalableBloomFilter", "bloom", ScalableBloom, |_f| 1);
+dynamic!(bloom::ScalableBloomFilter<H>, "ScalableBloomFilter", "bloom", ScalableBloom, |_f| 1, |n| initial_items(n));
 dynamic!(counting_bloom::CountingBloomFilter<H>, "CountingBloomFilter", "counting-bloom", CountingBloom, |f| f.hashes() as usize);
 dynamic!(counting_bloom::BlockedCountingBloomFilter<H>, "BlockedCountingBloomFilter", "counting-bloom", BlockedCountingBloom, |_f| 2);
 dynamic!(counting_bloom::DLeftCountingBloomFilter<H>, "DLeftCountingBloomFilter", "counting-bloom", DLeftCountingBloom, |_f| 4);
 dynamic!(cuckoo::CuckooFilter<H>, "CuckooFilter", "cuckoo", Cuckoo, |_f| 2);
-dynamic!(cuckoo::ScalableCuckooFilter<H>, "ScalableCuckooFilter", "cuckoo", ScalableCuckoo, |_f| 2);
+dynamic!(cuckoo::ScalableCuckooFilter<H>, "ScalableCuckooFilter", "cuckoo", ScalableCuckoo, |_f| 2, |n| initial_items(n));
 dynamic!(quotient_filter::QuotientFilter<H>, "QuotientFilter", "quotient-filter", Quotient, |_f| 1);
 
 /// Implements [`Static`] for one of our static filter types:

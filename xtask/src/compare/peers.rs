@@ -89,9 +89,6 @@ impl<K: Key, H: Label + std::hash::BuildHasher + Default + Clone> Subject<K> for
     fn lines_per_hit(&self) -> usize {
         self.0.num_hashes() as usize
     }
-    fn params(&self) -> String {
-        format!("k={}", self.0.num_hashes())
-    }
 }
 
 /// `sbbf_rs_safe::Filter`, Parquet's split-block layout: `new(bits_per_key,
@@ -138,14 +135,14 @@ impl<K: Key, const CHEAP: bool> Subject<K> for Sbbf<CHEAP> {
     }
 }
 
-/// `growable_bloom_filter::GrowableBloom`: `new(p, initial)`, a scalable
-/// Bloom filter, started at a thousandth of the keys (at least 1,000), as
-/// our `ScalableBloomFilter` row is.
+/// `growable_bloom_filter::GrowableBloom`: `new(p, 1000)`, a scalable
+/// Bloom filter grown from 1,000 items to the row's keys, as our
+/// `ScalableBloomFilter` row is.
 pub(crate) struct Growable(growable_bloom_filter::GrowableBloom);
 
-/// Where both scalable filters start: they grow from here to the row's keys.
-pub(crate) fn initial_items(n: usize) -> usize {
-    (n / 1000).max(1000)
+/// Where every scalable filter starts: it grows from here to the row's keys.
+pub(crate) fn initial_items(_n: usize) -> usize {
+    1000
 }
 
 impl<K: Key> Subject<K> for Growable {
@@ -188,7 +185,6 @@ impl<K: Key, H: Label + std::hash::Hasher + Default> Subject<K> for CuckooPeer<H
     const INFO: Info = Info {
         remove: true,
         sized: false,
-        deterministic: false,
         ..Info::peer("CuckooFilter", "cuckoofilter 0.5", Family::Cuckoo, H::LABEL)
     };
     fn build(keys: &[K], _: Target) -> Result<Self> {

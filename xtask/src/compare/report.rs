@@ -289,7 +289,9 @@ fn ratios(out: &mut String, rows: &[&Row]) {
     let mut lines = Vec::new();
     for ours in rows.iter().filter(|r| r.ours()) {
         for peer in rows.iter().filter(|r| {
-            !r.ours() && r.entry.info.family == ours.entry.info.family && r.target == ours.target
+            !r.ours()
+                && r.entry.info.family == ours.entry.info.family
+                && (r.target == ours.target || r.target == Target::Fixed)
         }) {
             let column = |name: &str, get: fn(&super::measure::Timing) -> f64| {
                 let ratio = get(&ours.timing) / get(&peer.timing);
@@ -387,7 +389,7 @@ fn advice(rows: &[&Row]) -> Vec<String> {
         ),
         line(
             "Deletes",
-            best(&|r| r.entry.info.remove && !grows(r) && fam(r) != Family::CountingBloom && fam(r) != Family::BlockedCountingBloom, &|r| r.bits_per_key()),
+            best(&|r| r.entry.info.remove && !grows(r) && r.bits_per_key() < 16.0, &|r| r.timing.mixed_ns),
             "May return `Full`; never loses a key.",
         ),
         line(

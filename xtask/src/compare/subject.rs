@@ -90,7 +90,8 @@ impl Info {
         }
     }
 
-    /// A peer row with its own hasher.
+    /// A peer row with its own hasher. Not held to determinism: some seed
+    /// their hashers or their evictions at random.
     pub(crate) const fn peer(
         name: &'static str,
         krate: &'static str,
@@ -107,7 +108,7 @@ impl Info {
             sized: true,
             remove: false,
             batch: false,
-            deterministic: true,
+            deterministic: false,
         }
     }
 }
@@ -160,15 +161,6 @@ pub(crate) trait Subject<K: Key>: Sized {
     /// Cache lines at independent positions a member lookup reads (what its
     /// memory floor is measured with).
     fn lines_per_hit(&self) -> usize;
-    /// The parameters the filter chose.
-    fn params(&self) -> String {
-        String::new()
-    }
-    /// The false-positive rate theory predicts for this table holding `n`
-    /// keys, where the report knows it.
-    fn expected_fpr(&self, _n: usize) -> f64 {
-        f64::NAN
-    }
 }
 
 /// Fails the build with a message naming the filter.
