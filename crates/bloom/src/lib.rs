@@ -38,11 +38,16 @@
 //! - `serde` (off by default): `Serialize` and `Deserialize` for every
 //!   filter, as its checked bytes ([`filter_core::serde_support`]): a
 //!   filter loaded by serde is validated as `from_bytes` validates it.
+//! - `spark` (off): `spark`, Spark's `BloomFilter` format, versions 1 and
+//!   2. No dependencies.
+//! - `parquet` (off): `parquet`, Parquet's split-block Bloom filter. Adds
+//!   `xxhash-rust` (XXH64, the hash the Parquet specification names).
 //!
-//! The crate depends on `filter-core` and `fixedbitset` only. Its `unsafe`
-//! code is the AVX2 block probes (plain and atomic), behind a runtime CPU
-//! check, and the classic filters' unchecked word reads and writes; each
-//! states why it is sound.
+//! The crate depends on `filter-core` and `fixedbitset` only (and
+//! `xxhash-rust` with `parquet`). Its `unsafe` code is the AVX2 block
+//! probes (plain and atomic) and the Parquet filter's AVX2 probe, behind a
+//! runtime CPU check, and the classic filters' unchecked word reads and
+//! writes; each states why it is sound.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -75,3 +80,9 @@ pub use filter_core::{
     UniformHasher,
 };
 pub use scalable::{DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, ScalableBloomFilter};
+
+/// The interop guide's examples, compiled and run as doctests so they
+/// cannot rot.
+#[cfg(all(doctest, feature = "spark", feature = "parquet"))]
+#[doc = include_str!("../INTEROP.md")]
+pub struct InteropDoctests;
