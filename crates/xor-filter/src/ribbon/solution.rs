@@ -98,27 +98,15 @@ impl Solution {
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
-            // SAFETY: `avx2` is true only when the CPU has AVX2 (`new`).
-            return unsafe { self.contains_avx2(mixed) };
+            return self.lookup::<true>(mixed);
         }
         self.lookup::<false>(mixed)
     }
 
-    /// [`lookup`](Self::lookup) compiled for AVX2.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[allow(unsafe_code)]
-    unsafe fn contains_avx2(&self, mixed: u64) -> bool {
-        self.lookup::<true>(mixed)
-    }
-
-    /// The lookup: with `AVX2` (only ever true in an AVX2 function) the
-    /// columns are evaluated by `simd::matches`, otherwise one at a time.
-    /// Both give the same answer for every key.
+    /// The lookup: with `AVX2` (true only when `self.avx2` is) the columns
+    /// are evaluated by `simd::matches`, a call to a small function
+    /// compiled for AVX2, otherwise one at a time. Both give the same
+    /// answer for every key.
     #[inline(always)]
     #[allow(unsafe_code)]
     fn lookup<const AVX2: bool>(&self, mixed: u64) -> bool {
@@ -147,8 +135,8 @@ impl Solution {
             debug_assert!(
                 first + third + columns.next_multiple_of(super::simd::STEP) <= self.words.len()
             );
-            // SAFETY: this function runs inside `contains_avx2`, so the
-            // CPU has AVX2. `first + third` is at most `shape.words()`
+            // SAFETY: `AVX2` is true only when `self.avx2` is, and that
+            // only when the CPU has AVX2 (`new`). `first + third` is at most `shape.words()`
             // (block `block + 2` is at most `blocks`), and the kernel
             // reads at most `MAX_COLUMNS` words from there, inside the
             // `shape.words() + PAD` words `new` made `words` hold; `first`
