@@ -251,6 +251,27 @@ impl Solution {
 mod tests {
     use super::*;
 
+    /// Whole lookups, AVX2 and portable, agree on members (all present)
+    /// and non-members, at rates with one, one and a half and two steps.
+    #[test]
+    fn simd_and_portable_lookups_agree() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let hashes: Vec<u64> = (0..5000).map(filter_core::mix64).collect();
+        for fpr in [0.1, 0.01, 0.001, 1e-5, 1e-9] {
+            let shape = Shape::for_keys(hashes.len(), fpr).unwrap();
+            let solution = super::super::band::build(&hashes, shape).unwrap();
+            for &h in &hashes {
+                assert!(solution.lookup::<true>(h) && solution.lookup::<false>(h));
+            }
+            for i in 5000..25_000 {
+                let h = filter_core::mix64(i);
+                assert_eq!(solution.lookup::<true>(h), solution.lookup::<false>(h));
+            }
+        }
+    }
+
     /// The AVX2 lookup and the portable one agree on every column count.
     #[test]
     #[allow(unsafe_code)]
