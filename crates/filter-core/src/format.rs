@@ -314,7 +314,9 @@ impl<'a> ByteReader<'a> {
     /// Checks length, magic, version, checksum, kind and flags; returns the
     /// reader positioned at the probe.
     fn open_any(bytes: &'a [u8], kind: FilterKind) -> Result<(Self, ()), Error> {
-        Self::check_header(bytes, kind)?;
+        // The checksum before the kind and flags, so that a flipped bit in
+        // the kind field reads as damage (`Corrupt`), not as another kind.
+        Self::check_envelope(bytes)?;
         let content = &bytes[..bytes.len() - CHECKSUM_BYTES];
         let expected_sum = header_u64(&bytes[bytes.len() - CHECKSUM_BYTES..]);
         if checksum(content) != expected_sum {
@@ -322,6 +324,7 @@ impl<'a> ByteReader<'a> {
                 "checksum mismatch: the bytes were altered, truncated or extended",
             ));
         }
+        Self::check_header(bytes, kind)?;
         Ok((
             ByteReader {
                 body: &content[12..],
@@ -339,25 +342,9 @@ impl<'a> ByteReader<'a> {
     /// As [`open`](Self::open), but never [`Error::HasherMismatch`], and
     /// the checksum is not checked.
     pub fn check_header(bytes: &[u8], kind: FilterKind) -> Result<(), Error> {
-        if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
-            return Err(Error::corrupt(format_args!(
-                "{} bytes is shorter than the {} bytes of header and checksum",
-                bytes.len(),
-                HEADER_BYTES + CHECKSUM_BYTES
-            )));
-        }
-        if bytes[..4] != MAGIC {
-            return Err(Error::corrupt(
-                "missing magic \"MFLT\": not a serialized filter",
-            ));
-        }
+        Self::check_envelope(bytes)?;
         let field = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let (major, minor, stored_kind, flags) = (field(4), field(6), field(8), field(10));
-        if major != FORMAT_MAJOR {
-            return Err(Error::corrupt(format_args!(
-                "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
-            )));
-        }
         if stored_kind != kind as u16 {
             return Err(match FilterKind::from_u16(stored_kind) {
                 Some(found) => Error::WrongKind {
@@ -373,6 +360,30 @@ impl<'a> ByteReader<'a> {
         if flags != 0 {
             return Err(Error::corrupt(format_args!(
                 "flags {flags:#06x} are set; format {major}.{minor} reserves them and they must be 0"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Length, magic and major version: what every reader checks first.
+    fn check_envelope(bytes: &[u8]) -> Result<(), Error> {
+        if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
+            return Err(Error::corrupt(format_args!(
+                "{} bytes is shorter than the {} bytes of header and checksum",
+                bytes.len(),
+                HEADER_BYTES + CHECKSUM_BYTES
+            )));
+        }
+        if bytes[..4] != MAGIC {
+            return Err(Error::corrupt(
+                "missing magic \"MFLT\": not a serialized filter",
+            ));
+        }
+        let field = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let (major, minor) = (field(4), field(6));
+        if major != FORMAT_MAJOR {
+            return Err(Error::corrupt(format_args!(
+                "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
             )));
         }
         Ok(())

@@ -164,11 +164,15 @@ fn scatter(
             .map_err(chart_error)?;
     }
     if theory {
-        let names: Vec<&str> = theory::curves().iter().map(|c| c.name).collect();
-        let y = 30 + 20 * seen.len() as i32;
+        let top = 30 + 20 * seen.len() as i32;
         legend
-            .draw(&Text::new(format!("grey lines: {}", names.join(", ")), (4, y), (FONT, 11)))
+            .draw(&Text::new("grey lines, theory:", (4, top), (FONT, 11)))
             .map_err(chart_error)?;
+        for (i, curve) in theory::curves().iter().enumerate() {
+            legend
+                .draw(&Text::new(curve.name, (12, top + 16 * (i as i32 + 1)), (FONT, 11)))
+                .map_err(chart_error)?;
+        }
     }
     root.present().map_err(chart_error)?;
     Ok(())
