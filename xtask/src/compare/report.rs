@@ -235,12 +235,13 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
 }
 
 /// The limits a user must know, next to the filter they limit.
-const LIMITS: [(&str, &str); 8] = [
+const LIMITS: [(&str, &str); 9] = [
     ("BloomFilter, BlockedBloomFilter", "past the expected items the rate climbs silently; use `ScalableBloomFilter` when the size is unknown"),
     ("ScalableBloomFilter", "memory grows with the set; a memory limit, if set, turns into `Err`"),
     ("CountingBloomFilter, BlockedCountingBloomFilter", "counters saturate at 15: such a key's count stays 15 and it stays present after removes"),
     ("DLeftCountingBloomFilter", "`Err(Full)` when every candidate bucket of a key is full (sized so that this does not happen before the expected items)"),
-    ("CuckooFilter", "`Err(Full)` near 95 % load, nothing lost; at most 8 copies of one key (`Err(TooManyCopies)`); rates below 0.012 % refused"),
+    ("CuckooFilter", "`Err(Full)` near 97 % load, nothing lost; at most 8 copies of one key (`Err(TooManyCopies)`); rates below 0.012 % refused"),
+    ("ScalableCuckooFilter", "`remove` refuses (returns `false`) an item that more than one stage reports, about the target rate of removes; rates below about 0.1 % refused"),
     ("QuotientFilter", "`Err(Full)` past its maximum load unless grown (`grow`, or the growable mode)"),
     ("Xor8, Xor16, BinaryFuse8, BinaryFuse16", "static: built once from all keys, rates fixed at 2^-8 or 2^-16"),
     ("Ribbon", "static: built once from all keys; any rate down to 2^-32"),

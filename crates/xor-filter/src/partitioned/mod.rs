@@ -34,20 +34,26 @@
 //!   so assembling the wrong pieces is an error, not a filter with false
 //!   negatives.
 //! - **Two partitions at once where there are two cores.** The in-process
-//!   build runs up to `std::thread::available_parallelism()` partition
-//!   builds at a time (each one thread, as the peeling's cache misses leave
-//!   little for a second thread within one table), and the main thread
-//!   appends finished partitions in index order.
+//!   build works in rounds of `std::thread::available_parallelism()`
+//!   partitions: the threads first gather the round's hashes in one pass
+//!   over all of them, each scanning its share (so the hashes are read once
+//!   per round, not once per partition), then build one partition each (a
+//!   partition's peeling is a chain of cache misses that a second thread
+//!   could not share), and the finished partitions are appended in index
+//!   order.
 
 mod bytes;
 mod partition;
 mod view;
 
 use std::hash::Hash;
+use std::ops::Range;
 
 use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64, reduce};
 
 use filter_core::prefetch::prefetch;
+
+use crate::construct;
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::{FuseLayout, Layout};
@@ -79,6 +85,56 @@ const PARTITION_SEED: u64 = 0x243F_6A88_85A3_08D3;
 #[inline]
 pub fn partition_of_hash(hash: u64, partitions: usize) -> usize {
     reduce(mix64(hash.wrapping_add(PARTITION_SEED)), partitions)
+}
+
+/// The hashes of the partitions in `round`, one vector each, gathered in
+/// one pass over `hashes` cut into `threads` pieces scanned at once: each
+/// round reads the hashes once, not once per partition. (The order within a
+/// vector does not matter: a table depends only on the set of its hashes.)
+fn gather_round(
+    hashes: &[u64],
+    partitions: usize,
+    round: Range<usize>,
+    threads: usize,
+) -> Vec<Vec<u64>> {
+    let piece = hashes.len().div_ceil(threads).max(1);
+    let pieces: Vec<Vec<Vec<u64>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = hashes
+            .chunks(piece)
+            .map(|chunk| {
+                let round = round.clone();
+                scope.spawn(move || {
+                    let mut mine = vec![Vec::new(); round.len()];
+                    for &h in chunk {
+                        let p = partition_of_hash(h, partitions);
+                        if round.contains(&p) {
+                            mine[p - round.start].push(h);
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().map(join).collect()
+    });
+    let mut merged: Vec<Vec<u64>> = vec![Vec::new(); round.len()];
+    for piece in pieces {
+        for (whole, part) in merged.iter_mut().zip(piece) {
+            if whole.is_empty() {
+                *whole = part;
+            } else {
+                whole.extend_from_slice(&part);
+            }
+        }
+    }
+    merged
+}
+
+/// A scoped thread's result, its panic passed on.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 fn check_partitions(partitions: usize) -> Result<(), Error> {
@@ -259,20 +315,13 @@ impl<F: Fingerprint, S: KeyHasher> PartitionedBinaryFuse<F, S> {
         let mut next = 0;
         while next < partitions {
             let round = next..(next + threads).min(partitions);
+            let buckets = gather_round(hashes, partitions, round.clone(), threads);
             let built: Vec<Result<Table<FuseLayout, F>, Error>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = round
-                    .clone()
-                    .map(|index| {
-                        scope.spawn(move || build_one(index, partitions, hashes.iter().copied()))
-                    })
-                    .collect();
-                handles
+                let handles: Vec<_> = buckets
                     .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
+                    .map(|bucket| scope.spawn(move || construct::build(&bucket)))
+                    .collect();
+                handles.into_iter().map(join).collect()
             });
             for (index, table) in round.zip(built) {
                 whole.push(index, partitions, &table?)?;
