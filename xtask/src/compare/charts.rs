@@ -68,7 +68,7 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
         "False-positive rate against bits per key",
         "measured false-positive rate (log)",
         &main,
-        |r| r.measured_fpr(),
+        Row::measured_fpr,
         true,
     )?;
     let n = rows
@@ -170,9 +170,9 @@ fn scatter(
             seen.push(key);
         }
     }
-    seen.sort_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
-    for (i, (label, family, peer)) in seen.iter().enumerate() {
-        let y = 30 + 20 * i as i32;
+    seen.sort_by_key(|entry| (entry.1, entry.2));
+    for (i, (label, family, peer)) in (0i32..).zip(&seen) {
+        let y = 30 + 20 * i;
         let style = color(*family);
         let style = if *peer {
             style.stroke_width(2)
@@ -187,17 +187,13 @@ fn scatter(
             .map_err(chart_error)?;
     }
     if theory {
-        let top = 30 + 20 * seen.len() as i32;
+        let top = 30 + 20 * i32::try_from(seen.len()).unwrap_or(i32::MAX / 40);
         legend
             .draw(&Text::new("grey lines, theory:", (4, top), (FONT, 11)))
             .map_err(chart_error)?;
-        for (i, curve) in theory::curves().iter().enumerate() {
+        for (i, curve) in (1i32..).zip(theory::curves().iter()) {
             legend
-                .draw(&Text::new(
-                    curve.name,
-                    (12, top + 16 * (i as i32 + 1)),
-                    (FONT, 11),
-                ))
+                .draw(&Text::new(curve.name, (12, top + 16 * i), (FONT, 11)))
                 .map_err(chart_error)?;
         }
     }
