@@ -485,6 +485,15 @@ impl Table {
     /// with nothing changed, when no free slot follows it.
     #[inline(always)]
     pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
+        if self.free_distance(q) == 0 {
+            // Slot q is free: the run starts at home and nothing moves (no
+            // offset changes, as q's own block does not count its runs).
+            self.set_occupied(q, true);
+            self.set_runend(q, true);
+            self.set(q, v);
+            self.used += 1;
+            return Some(q);
+        }
         let pos = self.next_free(q);
         if !self.open_slot(q, pos) {
             return None;
