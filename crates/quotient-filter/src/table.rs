@@ -126,6 +126,17 @@ impl Table {
         (slot >> 6) * self.stride
     }
 
+    /// Hints that slot `q`'s block will be read: its metadata words and the
+    /// word holding `q`'s remainder, which lie on different cache lines
+    /// whenever a block spans two, so that both misses overlap instead of
+    /// the second waiting for the first.
+    #[inline(always)]
+    pub(crate) fn prefetch_slot(&self, q: usize) {
+        let w = (q >> 6) * self.stride;
+        filter_core::prefetch::prefetch(&self.words, w + 1);
+        filter_core::prefetch::prefetch(&self.words, w + 2 + (q & 63) * self.r as usize / 64);
+    }
+
     #[inline(always)]
     fn occupieds(&self, b: usize) -> u64 {
         self.words[b * self.stride]
@@ -383,7 +394,9 @@ impl Table {
         if e >= self.slots() {
             return false;
         }
-        self.shift_right(pos, e);
+        if e != pos {
+            self.shift_right(pos, e);
+        }
         // Runs of quotients below each block from q + 1 to e now take one
         // more of its slots.
         for b in (q >> 6) + 1..=(e >> 6) {
@@ -522,7 +535,13 @@ impl Table {
         if start == end {
             self.set_occupied(q, false);
         }
-        self.shift_left(pos, last);
+        if pos == last {
+            // Nothing follows in the cluster: free the slot in place.
+            self.set(pos, 0);
+            self.set_runend(pos, false);
+        } else {
+            self.shift_left(pos, last);
+        }
         if pos == end && start < end {
             self.set_runend(pos - 1, true);
         }
