@@ -1,7 +1,8 @@
 //! Criterion benchmarks of every filter: build (static) or insert-all
 //! (dynamic), contains hit, contains miss, batched lookups of a member and
 //! non-member mix (`contains_batch`), batched inserts of every member
-//! (`insert_batch`, dynamic filters), inserts from two threads at once
+//! (`insert_batch`, dynamic filters; both through filter-core's batch
+//! traits), inserts from two threads at once
 //! into one filter (`AtomicBloomFilter`, `AtomicBlockedBloomFilter`), and remove, one by one and batched
 //! (`remove_batch`), where supported, at a
 //! cache-resident and an out-of-cache size. See `benches/src/lib.rs` for the
@@ -11,6 +12,7 @@ use benches::{
     FPR, batched_inserts, batched_lookups, batched_removes, insert_all, lookups, removes,
     shared_inserts,
 };
+use filter_core::{BatchContains, BatchInsert, BatchRemove};
 
 /// How many of `keys` a filter's `contains_batch` reports present.
 macro_rules! batch_count {
@@ -25,7 +27,9 @@ macro_rules! insert_batch {
     ($new:expr) => {
         |keys: &[u64]| {
             let mut filter = $new(keys.len());
-            filter.insert_batch(keys);
+            if let Err(e) = filter.insert_batch(keys) {
+                panic!("insert_batch failed below the sized capacity: {e}");
+            }
             filter
         }
     };
@@ -49,22 +53,13 @@ fn bloom(c: &mut Criterion) {
     lookups(c, "BlockedBloomFilter", insert_all(new));
     batched_lookups(c, "BlockedBloomFilter", insert_all(new), batch_count!());
     batched_inserts(c, "BlockedBloomFilter", insert_all(new), insert_batch!(new));
-    // Both taking the default hasher's (uniform) output as it is, without
-    // mixing it again.
-    let new = |n| {
-        let filter = bloom::BloomFilter::with_fpr(n, FPR).expect("valid parameters");
-        filter
-            .assume_uniform_hashes()
-            .expect("a new filter is empty")
+    // Sized for one hundredth of the keys: the stages it grows are timed
+    // with the inserts.
+    let new = |n: usize| {
+        bloom::ScalableBloomFilter::with_fpr((n / 100).max(1), FPR).expect("valid parameters")
     };
-    lookups(c, "BloomFilter<UniformHashes>", insert_all(new));
-    let new = |n| {
-        let filter = bloom::BlockedBloomFilter::with_fpr(n, FPR).expect("valid parameters");
-        filter
-            .assume_uniform_hashes()
-            .expect("a new filter is empty")
-    };
-    lookups(c, "BlockedBloomFilter<UniformHashes>", insert_all(new));
+    lookups(c, "ScalableBloomFilter", insert_all(new));
+    batched_lookups(c, "ScalableBloomFilter", insert_all(new), batch_count!());
     let new = |n| bloom::AtomicBloomFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "AtomicBloomFilter", insert_all(new));
     shared_inserts(
@@ -136,32 +131,52 @@ fn counting_bloom(c: &mut Criterion) {
         insert_all(new),
         remove_batch!(),
     );
+    let new =
+        |n| counting_bloom::DLeftCountingBloomFilter::with_fpr(n, FPR).expect("valid parameters");
+    lookups(c, "DLeftCountingBloomFilter", insert_all(new));
+    batched_lookups(
+        c,
+        "DLeftCountingBloomFilter",
+        insert_all(new),
+        batch_count!(),
+    );
+    batched_inserts(
+        c,
+        "DLeftCountingBloomFilter",
+        insert_all(new),
+        insert_batch!(new),
+    );
+    removes(c, "DLeftCountingBloomFilter", insert_all(new));
+    batched_removes(
+        c,
+        "DLeftCountingBloomFilter",
+        insert_all(new),
+        remove_batch!(),
+    );
 }
 
 fn cuckoo(c: &mut Criterion) {
     let new = |n| cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
     lookups(c, "CuckooFilter", insert_all(new));
     batched_lookups(c, "CuckooFilter", insert_all(new), batch_count!());
-    let batched = |keys: &[u64]| {
-        let mut filter = new(keys.len());
-        if let Err(e) = filter.insert_batch(keys) {
-            panic!("insert_batch failed below the sized capacity: {e}");
-        }
-        filter
-    };
-    batched_inserts(c, "CuckooFilter", insert_all(new), batched);
+    batched_inserts(c, "CuckooFilter", insert_all(new), insert_batch!(new));
     removes(c, "CuckooFilter", insert_all(new));
     batched_removes(c, "CuckooFilter", insert_all(new), remove_batch!());
-    // The same filter taking the default hasher's (uniform) output as it is,
-    // without mixing it again.
-    let new = |n| {
-        let filter = cuckoo::CuckooFilter::with_fpr(n, FPR).expect("valid parameters");
-        filter
-            .assume_uniform_hashes()
-            .expect("a new filter is empty")
+    let new = |n: usize| {
+        cuckoo::ScalableCuckooFilter::with_fpr((n / 100).max(1), FPR).expect("valid parameters")
     };
-    lookups(c, "CuckooFilter<UniformHashes>", insert_all(new));
-    removes(c, "CuckooFilter<UniformHashes>", insert_all(new));
+    lookups(c, "ScalableCuckooFilter", insert_all(new));
+    batched_lookups(c, "ScalableCuckooFilter", insert_all(new), batch_count!());
+    removes(c, "ScalableCuckooFilter", insert_all(new));
+}
+
+fn quotient_filter(c: &mut Criterion) {
+    let new = |n| quotient_filter::QuotientFilter::with_fpr(n, FPR).expect("valid parameters");
+    lookups(c, "QuotientFilter", insert_all(new));
+    batched_lookups(c, "QuotientFilter", insert_all(new), batch_count!());
+    batched_inserts(c, "QuotientFilter", insert_all(new), insert_batch!(new));
+    removes(c, "QuotientFilter", insert_all(new));
+    batched_removes(c, "QuotientFilter", insert_all(new), remove_batch!());
 }
 
 fn xor_filter(c: &mut Criterion) {
@@ -177,7 +192,23 @@ fn xor_filter(c: &mut Criterion) {
     let build = |keys: &[u64]| xor_filter::BinaryFuse16::from_keys(keys).expect("construction");
     lookups(c, "BinaryFuse16", build);
     batched_lookups(c, "BinaryFuse16", build, batch_count!());
+    let build =
+        |keys: &[u64]| xor_filter::Ribbon::from_keys_with_fpr(keys, FPR).expect("construction");
+    lookups(c, "Ribbon", build);
+    batched_lookups(c, "Ribbon", build, batch_count!());
+    // Built in 8 partitions, as by 8 processes, then assembled.
+    let build = |keys: &[u64]| {
+        xor_filter::PartitionedBinaryFuse8::from_keys(keys, 8).expect("construction")
+    };
+    lookups(c, "PartitionedBinaryFuse8", build);
 }
 
-criterion_group!(filters, bloom, counting_bloom, cuckoo, xor_filter);
+criterion_group!(
+    filters,
+    bloom,
+    counting_bloom,
+    cuckoo,
+    quotient_filter,
+    xor_filter
+);
 criterion_main!(filters);

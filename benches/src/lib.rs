@@ -194,8 +194,9 @@ pub fn batched_lookups<F: Filter<u64>>(
     }
 }
 
-/// A dynamic filter's build through its batched insert (`insert_batch`,
-/// which requests each key's memory 32 keys ahead), timed like the
+/// A dynamic filter's build through its batched insert (`insert_batch` of
+/// `filter_core::BatchInsert`, which requests each key's memory 32 keys
+/// ahead), timed like the
 /// one-by-one build of [`lookups`]; `batched` makes the filter from all
 /// members through `insert_batch`. Checked first against the filter
 /// `one_by_one` builds: every member present, and the same answers to a
@@ -309,7 +310,7 @@ pub fn removes<F: Remove<u64>>(c: &mut Criterion, name: &str, build: impl Fn(&[u
 }
 
 /// Removes of a batch of members through the filter's batched remove
-/// (`remove_batch`, which requests each key's memory 32 keys ahead in
+/// (`remove_batch` of `filter_core::BatchRemove`, which requests each key's memory 32 keys ahead in
 /// tables of 8 MiB or more), timed exactly like [`removes`]: the same
 /// batches in the same rotation, re-inserted (untimed) after each
 /// iteration.

@@ -3,45 +3,52 @@
 //!
 //! ```sh
 //! cargo +nightly miri test -p benches --test unsafe_paths
-//! RUSTFLAGS="-C target-feature=+avx2,+bmi1,+bmi2,+popcnt" \
+//! RUSTFLAGS="-C target-feature=+avx2,+bmi1,+bmi2,+popcnt,+lzcnt" \
 //!     cargo +nightly miri test -p benches --test unsafe_paths
 //! ```
 //!
 //! The first run takes the portable kernels. The second makes
-//! `is_x86_feature_detected!` report AVX2 under Miri, so that the AVX2
-//! kernels run on Miri's emulation of the intrinsics.
+//! `is_x86_feature_detected!` report AVX2, BMI1/2, POPCNT and LZCNT under
+//! Miri, so that the AVX2 kernels and the quotient filter's BMI2 copies
+//! (select by `pdep`) run on Miri's emulation of the intrinsics.
 //!
 //! Why a file of its own: the crates' own suites query millions of keys,
 //! far too many for Miri (one unit test of the classic filter ran for 15
-//! minutes without finishing). These tests use tables from one block up to just past
-//! the size at which the cuckoo filter starts keeping a table of alternate
-//! offsets, and check every answer that must hold, so that they also mean
-//! something in a plain `cargo test`, where they take well under a second.
+//! minutes without finishing). These tests use tables from one block to a
+//! few thousand slots, and check every answer that must hold, so that they
+//! also mean something in a plain `cargo test`, where they take well under a second.
 //!
 //! What they reach: `bloom`'s unchecked classic reads and writes, under
 //! all three probe sequences, plain and atomic (from two threads), and its
 //! AVX2 block probes, plain and atomic (from two threads); `counting-bloom`'s
 //! unchecked counter reads, its AVX2 gathers and the blocked layout's AVX2
-//! kernels, for both ways of making a key's two words; `cuckoo`'s
-//! unaligned bucket windows at every fingerprint width, with and without
-//! the offset table, through evictions, the victim slot and removes;
-//! `xor-filter`'s unchecked slot reads; the same kernels again for filters
-//! of `UniformHashes`; `filter-core`'s call into its batch
+//! kernels; `cuckoo`'s unaligned bucket windows at every fingerprint
+//! width, through evictions, the victim slot and removes;
+//! `bloom`'s Parquet split-block kernel (AVX2 where detected);
+//! `quotient-filter`'s operations compiled for BMI2 and its `pdep` select,
+//! through inserts, counts, removes, merges and growth;
+//! `xor-filter`'s unchecked slot reads (owned filters, views and
+//! partitioned builds) and `Ribbon`'s SSE2 rows; the scalable filters'
+//! stages, which are the same kernels; `filter-core`'s call into its batch
 //! loop compiled for AVX2 (the batches of small tables, answered a chunk at
 //! a time where the filter opts in). Not under Miri: batches over tables
 //! of 8 MiB or more, the only ones that prefetch (`filter-core`'s other
 //! `unsafe` block, a hint that reads no memory), since Miri took over 20
 //! minutes to build such tables; a plain `cargo test` runs that test.
 
-use std::collections::HashSet;
-
-use bloom::{AtomicBlockedBloomFilter, AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
-use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
-use cuckoo::{CuckooFilter, Error};
+use bloom::parquet::ParquetBloomFilter;
+use bloom::{
+    AtomicBlockedBloomFilter, AtomicBloomFilter, BatchContains, BatchInsert, BlockedBloomFilter,
+    BloomFilter, ScalableBloomFilter,
+};
+use counting_bloom::{BatchRemove, BlockedCountingBloomFilter, CountingBloomFilter};
+use cuckoo::{CuckooFilter, Error, ScalableCuckooFilter};
 use filter_core::batch::PREFETCH_MIN_BYTES;
-use filter_core::format::FLAG_FOLDED_PAIR;
-use filter_core::testing::header;
-use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
+use quotient_filter::QuotientFilter;
+use xor_filter::{
+    BinaryFuse8, BinaryFuse8Ref, BinaryFuse16, BinaryFuse16Ref, PartitionedBinaryFuse8,
+    PartitionedBinaryFuse16Ref, Ribbon, Xor8, Xor8Ref, Xor16, Xor16Ref,
+};
 
 /// `n` distinct, well-spread 64-bit hashes (`mix64` is a bijection).
 fn hashes(seed: u64, n: usize) -> Vec<u64> {
@@ -65,7 +72,6 @@ fn insert_from_two_threads<F: Sync>(filter: &F, hashes: &[u64], insert: impl Fn(
 fn bloom_filters() {
     // Tables under 2^(1 + ⌊3k/4⌋) bits probe hashed, others under 64 · 2^k
     // cubically, larger ones linearly: all three sequences are here.
-    let mut sequences = HashSet::new();
     for (bits, k) in [
         (1, 1),
         (63, 3),
@@ -75,9 +81,8 @@ fn bloom_filters() {
         (20_000, 1),
     ] {
         let mut f = BloomFilter::with_bits(bits, k).unwrap();
-        sequences.insert(f.probe_sequence());
         let members = hashes(bits, 100);
-        f.insert_hash_batch(members.iter().copied());
+        f.insert_hash_batch(members.iter().copied()).unwrap();
         assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
         let others = hashes(bits + 1, 50);
         let batched: Vec<bool> = f.contains_hash_batch(others.iter().copied()).collect();
@@ -94,7 +99,6 @@ fn bloom_filters() {
         );
         assert_eq!(BloomFilter::from(shared), f);
     }
-    assert_eq!(sequences.len(), 3, "{sequences:?}");
     for blocks in [1, 2, 3, 37] {
         let mut f = BlockedBloomFilter::with_blocks(blocks).unwrap();
         let members = hashes(blocks, 150);
@@ -118,15 +122,46 @@ fn bloom_filters() {
             members.iter().all(|&h| shared.contains_hash(h)),
             "{blocks} blocks"
         );
-        // Repeats find their bits set and write nothing.
-        assert!(members.iter().all(|&h| !shared.insert_unique_hash(h)));
+        // Repeats find their bits set and change nothing.
+        for &h in &members {
+            shared.insert_hash(h);
+        }
         assert_eq!(BlockedBloomFilter::from(shared), f);
+    }
+    // The scalable filter's stages are classic filters: grown through a
+    // few stages from a tiny first one.
+    let mut f = ScalableBloomFilter::with_fpr(4, 0.01).unwrap();
+    let members = hashes(5, 200);
+    for &h in &members {
+        f.insert_hash(h).unwrap();
+    }
+    assert!(f.stages() > 2);
+    assert!(members.iter().all(|&h| f.contains_hash(h)));
+    assert!(
+        f.contains_hash_batch(members.iter().copied())
+            .all(|hit| hit)
+    );
+}
+
+#[test]
+fn parquet_split_block_filters() {
+    for bytes in [32, 64, 128, 1024] {
+        let mut f = ParquetBloomFilter::with_bytes(bytes).unwrap();
+        let members = hashes(bytes as u64, 100);
+        for &h in &members {
+            f.insert_hash(h);
+        }
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bytes} bytes");
+        assert!(f.contains_hash_batch(&members).iter().all(|&hit| hit));
+        let others = hashes(bytes as u64 + 1, 50);
+        let single: Vec<bool> = others.iter().map(|&h| f.contains_hash(h)).collect();
+        assert_eq!(f.contains_hash_batch(&others), single);
     }
 }
 
-/// Inserts members twice, removes half of them once and a quarter twice,
-/// and checks counts, lookups and bytes on the way: the same sequence for
-/// both counting layouts.
+/// Inserts members twice, removes a quarter of them twice, and checks
+/// counts, lookups and bytes on the way: the same sequence for both
+/// counting layouts.
 macro_rules! exercise_counting {
     ($filter:expr, $label:expr) => {{
         let mut f = $filter;
@@ -134,7 +169,7 @@ macro_rules! exercise_counting {
         for &h in &members {
             f.insert_hash(h);
         }
-        f.insert_hash_batch(members.iter().copied());
+        f.insert_hash_batch(members.iter().copied()).unwrap();
         for &h in &members {
             assert!(f.count_hash(h) >= 2, "{}", $label);
         }
@@ -163,102 +198,22 @@ macro_rules! exercise_counting {
 fn counting_filters() {
     // As for the classic Bloom filter, all three probe sequences; the AVX2
     // kernel gathers the counters of linear ones.
-    let mut sequences = HashSet::new();
     for (counters, k) in [(1, 1), (17, 3), (1000, 7), (4096, 16), (8192, 7), (1000, 3)] {
         let f = exercise_counting!(
             CountingBloomFilter::with_counters(counters, k).unwrap(),
             counters
         );
-        sequences.insert(f.probe_sequence());
         assert_eq!(CountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     }
-    assert_eq!(sequences.len(), 3, "{sequences:?}");
-    // The blocked layout's kernels are compiled once per way of making a
-    // key's two words: the folded pair of new filters, and the `mix64` pair
-    // of bytes older than format 1.5, reached here by clearing the new
-    // filter's flag.
     for (blocks, k) in [(2, 1), (3, 6), (40, 16)] {
-        let new = BlockedCountingBloomFilter::with_blocks(blocks, k).unwrap();
-        let bytes = new.to_bytes();
-        assert_eq!(header::flags(&bytes), FLAG_FOLDED_PAIR);
-        let old = BlockedCountingBloomFilter::from_bytes(&header::forged(&bytes, 4, 0)).unwrap();
-        assert_ne!(old, new);
-        for f in [new, old] {
-            let f = exercise_counting!(f, blocks);
-            assert_eq!(
-                BlockedCountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(),
-                f
-            );
-        }
-    }
-}
-
-/// The same kernels compiled for filters of `UniformHashes`, which take
-/// their positions from the hash as it is: each is its own instantiation,
-/// so each is reached here too, with the default's small tables.
-#[test]
-fn filters_of_uniform_hashes() {
-    for (bits, k) in [(63, 3), (4097, 16), (20_000, 7)] {
-        let mut f = BloomFilter::with_bits(bits, k)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        let members = hashes(bits, 100);
-        f.insert_hash_batch(members.iter().copied());
-        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
-        let shared = AtomicBloomFilter::with_bits(bits, k)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        insert_from_two_threads(&shared, &members, AtomicBloomFilter::insert_hash);
-        assert_eq!(BloomFilter::from(shared), f);
-    }
-    for blocks in [1, 37] {
-        let mut f = BlockedBloomFilter::with_blocks(blocks)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        let members = hashes(blocks, 150);
-        for &h in &members {
-            f.insert_hash(h);
-        }
-        assert!(
-            f.contains_hash_batch(members.iter().copied())
-                .all(|hit| hit)
+        let f = exercise_counting!(
+            BlockedCountingBloomFilter::with_blocks(blocks, k).unwrap(),
+            blocks
         );
-        let shared = AtomicBlockedBloomFilter::with_blocks(blocks)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        insert_from_two_threads(&shared, &members, AtomicBlockedBloomFilter::insert_hash);
-        assert_eq!(BlockedBloomFilter::from(shared), f);
-    }
-    for (counters, k) in [(17, 3), (8192, 7)] {
-        let f = CountingBloomFilter::with_counters(counters, k)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        exercise_counting!(f, counters);
-    }
-    for (blocks, k) in [(3, 6), (40, 16)] {
-        let f = BlockedCountingBloomFilter::with_blocks(blocks, k)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        exercise_counting!(f, blocks);
-    }
-    for bits in [9, 10, 13] {
-        let mut f = CuckooFilter::with_buckets(64, bits)
-            .unwrap()
-            .assume_uniform_hashes()
-            .unwrap();
-        let members = hashes(u64::from(bits), 200);
-        for &h in &members {
-            f.insert_hash(h).unwrap();
-        }
-        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
-        assert!(members.iter().all(|&h| f.remove_hash(h)), "{bits} bits");
-        assert!(f.is_empty());
+        assert_eq!(
+            BlockedCountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(),
+            f
+        );
     }
 }
 
@@ -294,24 +249,61 @@ fn cuckoo_filters_at_every_width_fill_to_full() {
 }
 
 #[test]
-fn cuckoo_filters_with_a_table_of_alternate_offsets() {
-    // Tables of 4- to 6-bit fingerprints keep their 2^f four-byte offsets
-    // however small; wider ones once the buckets take 128 times their
-    // space: at f = 7, from 64 KiB of buckets (18,723 buckets).
-    for (items, bits) in [(300, 5), (72_000, 7)] {
-        let mut f = CuckooFilter::with_capacity(items, bits).unwrap();
-        let buckets_and_padding = (f.slots() * bits as usize).div_ceil(8) + 7;
-        assert!(
-            f.memory_bytes() > buckets_and_padding,
-            "{bits} bits: no offsets"
-        );
-        let members = hashes(100 + u64::from(bits), 300);
-        f.insert_hash_batch(members.iter().copied()).unwrap();
-        assert!(members.iter().all(|&h| f.contains_hash(h)), "{bits} bits");
-        for &h in &members[..100] {
-            assert!(f.remove_hash(h));
+fn scalable_cuckoo_filters_through_stages() {
+    let mut f = ScalableCuckooFilter::with_fpr(8, 0.01).unwrap();
+    let members = hashes(11, 300);
+    for &h in &members {
+        f.insert_hash(h).unwrap();
+    }
+    assert!(f.stages() > 1);
+    assert!(members.iter().all(|&h| f.contains_hash(h)));
+    assert!(
+        f.contains_hash_batch(members.iter().copied())
+            .all(|hit| hit)
+    );
+    for &h in &members[..100] {
+        assert!(f.remove_hash(h));
+    }
+    assert!(members[100..].iter().all(|&h| f.contains_hash(h)));
+    assert_eq!(ScalableCuckooFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+}
+
+#[test]
+fn quotient_filters() {
+    // Small tables at several rates (remainder widths), filled close to
+    // capacity so that runs and clusters wrap and shift; every operation
+    // takes the BMI2 copies where the CPU (or Miri) reports them.
+    for (items, fpr) in [(16, 0.1), (100, 0.01), (300, 1e-4)] {
+        let mut f = QuotientFilter::with_fpr(items, fpr).unwrap();
+        let members = hashes(items as u64, items * 9 / 10);
+        for &h in &members {
+            f.insert_hash(h).unwrap();
         }
-        assert!(members[100..].iter().all(|&h| f.contains_hash(h)));
+        // Counts above 2 take the counter encoding.
+        for _ in 0..5 {
+            f.insert_hash(members[0]).unwrap();
+        }
+        assert!(f.count_hash(members[0]) >= 6);
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{items}");
+        assert!(
+            f.contains_hash_batch(members.iter().copied())
+                .all(|hit| hit)
+        );
+        let (gone, kept) = members.split_at(members.len() / 3);
+        assert_eq!(f.remove_hash_batch(gone.iter().copied()), gone.len());
+        assert!(kept.iter().all(|&h| f.contains_hash(h)), "{items}");
+        let copy = QuotientFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert!(kept.iter().all(|&h| copy.contains_hash(h)));
+        // A merge adds the counts of a few keys to a filter of the same
+        // shape.
+        let mut merged = QuotientFilter::with_fpr(items, fpr).unwrap();
+        let few = &kept[..kept.len().div_ceil(10)];
+        merged.insert_hash_batch(few.iter().copied()).unwrap();
+        merged.merge(&copy).unwrap();
+        assert!(few.iter().all(|&h| merged.count_hash(h) >= 2));
+        assert!(kept.iter().all(|&h| merged.contains_hash(h)));
+        f.grow().unwrap();
+        assert!(kept.iter().all(|&h| f.contains_hash(h)), "{items} grown");
     }
 }
 
@@ -323,22 +315,56 @@ fn static_filters() {
         let xor16 = Xor16::from_hashes(&keys).unwrap();
         let fuse8 = BinaryFuse8::from_hashes(&keys).unwrap();
         let fuse16 = BinaryFuse16::from_hashes(&keys).unwrap();
+        let ribbon = Ribbon::from_hashes_with_fpr(&keys, 0.01).unwrap();
         for &h in &keys {
             assert!(xor8.contains_hash(h) && xor16.contains_hash(h), "{n} keys");
             assert!(
                 fuse8.contains_hash(h) && fuse16.contains_hash(h),
                 "{n} keys"
             );
+            assert!(ribbon.contains_hash(h), "{n} keys");
         }
         assert!(
             fuse8
                 .contains_hash_batch(keys.iter().copied())
                 .all(|hit| hit)
         );
+        assert!(
+            ribbon
+                .contains_hash_batch(keys.iter().copied())
+                .all(|hit| hit)
+        );
         // `count` takes the batch's answers a chunk at a time (`fold`).
         let found = xor8.contains_hash_batch(keys.iter().copied());
         assert_eq!(found.filter(|&hit| hit).count(), n);
+        // The views read the same tables in place.
+        let (b8, b16) = (xor8.to_bytes(), xor16.to_bytes());
+        let (f8, f16) = (fuse8.to_bytes(), fuse16.to_bytes());
+        let views = (
+            Xor8Ref::from_bytes(&b8).unwrap(),
+            Xor16Ref::from_bytes(&b16).unwrap(),
+            BinaryFuse8Ref::from_bytes(&f8).unwrap(),
+            BinaryFuse16Ref::from_bytes(&f16).unwrap(),
+        );
+        for &h in &keys {
+            assert!(views.0.contains_hash(h) && views.1.contains_hash(h));
+            assert!(views.2.contains_hash(h) && views.3.contains_hash(h));
+        }
     }
+    // Ribbon rows at rates of one to many bits.
+    for fpr in [0.5, 0.01, 1e-6] {
+        let keys = hashes(3, 500);
+        let ribbon = Ribbon::from_hashes_with_fpr(&keys, fpr).unwrap();
+        assert!(keys.iter().all(|&h| ribbon.contains_hash(h)), "{fpr}");
+    }
+    let keys = hashes(4, 600);
+    let partitioned = PartitionedBinaryFuse8::from_hashes(&keys, 3).unwrap();
+    assert!(keys.iter().all(|&h| partitioned.contains_hash(h)));
+    let bytes = xor_filter::PartitionedBinaryFuse16::from_hashes(&keys, 3)
+        .unwrap()
+        .to_bytes();
+    let view = PartitionedBinaryFuse16Ref::from_bytes(&bytes).unwrap();
+    assert!(keys.iter().all(|&h| view.contains_hash(h)));
 }
 
 #[test]
@@ -350,14 +376,14 @@ fn batches_prefetch_from_tables_of_8_mib() {
     let bits = PREFETCH_MIN_BYTES as u64 * 8 + 64;
     let members = hashes(7, 100);
     let mut bloom = BloomFilter::with_bits(bits, 7).unwrap();
-    bloom.insert_hash_batch(members.iter().copied());
+    bloom.insert_hash_batch(members.iter().copied()).unwrap();
     assert!(
         bloom
             .contains_hash_batch(members.iter().copied())
             .all(|hit| hit)
     );
     let mut counting = CountingBloomFilter::with_counters(bits / 4, 7).unwrap();
-    counting.insert_hash_batch(members.iter().copied());
+    counting.insert_hash_batch(members.iter().copied()).unwrap();
     assert!(
         counting
             .contains_hash_batch(members.iter().copied())
@@ -371,4 +397,7 @@ fn batches_prefetch_from_tables_of_8_mib() {
             .contains_hash_batch(members.iter().copied())
             .all(|hit| hit)
     );
+    let mut quotient = QuotientFilter::with_fpr(2_000_000, 0.01).unwrap();
+    quotient.insert_hash_batch(members.iter().copied()).unwrap();
+    assert_eq!(quotient.remove_hash_batch(members.iter().copied()), 100);
 }

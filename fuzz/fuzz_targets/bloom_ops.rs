@@ -43,7 +43,12 @@ macro_rules! run {
                     let present = f.contains_hash(h);
                     let (r, twin_r) = match item.key {
                         Some(k) => (f.insert_unique(&k), twin.insert_unique(&k)),
-                        None => (f.insert_unique_hash(h), twin.insert_unique_hash(h)),
+                        None => {
+                            let twin_present = twin.contains_hash(h);
+                            f.insert_hash(h);
+                            twin.insert_hash(h);
+                            (!present, !twin_present)
+                        }
                     };
                     assert_eq!(r, !present, "insert_unique return");
                     assert_eq!(twin_r, r, "atomic twin's insert_unique return");
@@ -117,9 +122,10 @@ fuzz_target!(|data: &[u8]| {
             run!(BlockedBloomFilter, AtomicBlockedBloomFilter, f, data);
         }
         _ => {
-            let Ok(f) =
-                BlockedBloomFilter::with_bits(1 + data[1] as u64 * 4, 1 + data[2] as u32 % 20)
-            else {
+            let Ok(f) = BlockedBloomFilter::with_fpr(
+                1 + data[1] as usize % 64,
+                [0.5, 0.1, 0.01, 1e-6][data[2] as usize % 4],
+            ) else {
                 return;
             };
             run!(BlockedBloomFilter, AtomicBlockedBloomFilter, f, data);

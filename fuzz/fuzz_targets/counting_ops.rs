@@ -91,7 +91,6 @@ macro_rules! run {
             }
             let _ = f.estimated_fpr();
             let _ = f.estimated_len();
-            let _ = f.nonzero_counters();
         }
     }};
 }

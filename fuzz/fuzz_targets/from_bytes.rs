@@ -7,11 +7,13 @@
 //! every key inserted into it afterwards, and (for the filters that delete)
 //! change nothing when asked to remove a key it reports absent. The atomic
 //! Bloom filters must also accept exactly the bytes their plain twins
-//! accept, and answer as they do.
+//! accept, and answer as they do; the xor filters' borrowed views (and the
+//! partitioned filters' views), picked by bits 4 to 6 of the first byte,
+//! must accept what their owned filters accept and answer alike.
 #![no_main]
+use filter_core::KeyHasher;
 use filters_fuzz::check_remove_absent;
 use libfuzzer_sys::fuzz_target;
-use std::hash::BuildHasher;
 
 const PROBES: [u64; 8] = [
     0,
@@ -33,7 +35,6 @@ macro_rules! bloomlike {
             let _ = f.contains(&7u64);
             let _ = f.estimated_fpr();
             let _ = f.estimated_len();
-            let _ = f.ones();
             let _ = f.memory_bytes();
             let _ = format!("{:?}", f);
             let bytes = f.to_bytes();
@@ -44,7 +45,7 @@ macro_rules! bloomlike {
             let _ = f.intersect(&copy);
             for &h in &PROBES {
                 f.insert_hash(h);
-                let _ = f.insert_unique_hash(h);
+                let _ = f.insert_unique(&h);
             }
             for &h in &PROBES {
                 assert!(f.contains_hash(h), "false negative after insert_hash {h}");
@@ -88,7 +89,7 @@ macro_rules! atomiclike {
             assert!(f.to_bytes() == plain.to_bytes(), "the twins' bytes differ");
             for &h in &PROBES {
                 f.insert_hash(h);
-                let _ = f.insert_unique_hash(h);
+                let _ = f.insert_unique(&h);
             }
             f.insert(&3u32);
             for &h in &PROBES {
@@ -115,7 +116,6 @@ macro_rules! countinglike {
             let _ = f.estimated_fpr();
             let _ = f.estimated_len();
             let _ = f.saturated_counters();
-            let _ = f.nonzero_counters();
             let _ = f.expected_fpr(10);
             let _ = f.memory_bytes();
             let _ = format!("{:?}", f);
@@ -173,6 +173,113 @@ macro_rules! xorlike {
     }};
 }
 
+/// The dynamic types added with format 1.0: an accepted value answers,
+/// reloads from its own bytes, keeps what is inserted afterwards, and (where
+/// it removes) changes nothing on the remove of a key it reports absent.
+macro_rules! growing {
+    ($t:ty, $b:expr, removes: $removes:tt) => {{
+        if let Ok(mut f) = <$t>::from_bytes($b) {
+            for &h in &PROBES {
+                let _ = f.contains_hash(h);
+            }
+            let _ = f.len();
+            let _ = f.memory_bytes();
+            let _ = format!("{:?}", f);
+            let g = <$t>::from_bytes(&f.to_bytes()).expect("to_bytes of accepted value must reload");
+            assert!(g.to_bytes() == f.to_bytes(), "reload writes other bytes");
+            let mut ok = Vec::new();
+            for &h in &PROBES {
+                if f.insert_hash(h).is_ok() {
+                    ok.push(h);
+                }
+            }
+            for &h in &ok {
+                assert!(f.contains_hash(h), "false negative after insert_hash {h}");
+            }
+            let g = <$t>::from_bytes(&f.to_bytes()).expect("to_bytes after inserts must reload");
+            for &h in &ok {
+                assert!(g.contains_hash(h));
+            }
+            growing!(@remove $removes, f, ok);
+        }
+    }};
+    (@remove true, $f:ident, $ok:ident) => {{
+        for &h in &PROBES {
+            if !$f.contains_hash(h) {
+                let before = $f.to_bytes();
+                assert!(!$f.remove_hash(h), "remove of an absent hash returned true");
+                assert!($f.to_bytes() == before, "remove of an absent hash changed the filter");
+            }
+        }
+        for &h in &$ok {
+            assert!($f.remove_hash(h), "remove of inserted failed");
+        }
+    }};
+    (@remove false, $f:ident, $ok:ident) => {{}};
+}
+
+fn quotient(b: &[u8]) {
+    if let Ok(mut f) = quotient_filter::QuotientFilter::from_bytes(b) {
+        for &h in &PROBES {
+            let _ = f.count_hash(h);
+        }
+        let _ = (
+            f.load_factor(),
+            f.used_slots(),
+            f.quotients(),
+            f.remainder_bits(),
+        );
+        let copy = f.clone();
+        let _ = f.merge(&copy);
+        if f.can_grow() {
+            let before: Vec<u64> = PROBES.iter().map(|&h| f.count_hash(h)).collect();
+            if f.grow().is_ok() {
+                for (&h, &c) in PROBES.iter().zip(&before) {
+                    assert!(f.count_hash(h) >= c, "grow lost a count");
+                }
+            }
+        }
+        let bytes = f.to_bytes();
+        growing!(quotient_filter::QuotientFilter, &bytes, removes: true);
+    }
+}
+
+/// A view must accept exactly the bytes its owned filter accepts (past
+/// `verify_checksum`) and answer as it does.
+macro_rules! view {
+    ($view:ty, $owned:ty, $b:expr) => {{
+        let owned = <$owned>::from_bytes($b);
+        if let Ok(v) = <$view>::from_bytes($b) {
+            if v.verify_checksum().is_ok() {
+                let owned = owned.expect("a checked view's bytes must load as the filter");
+                for &h in &PROBES {
+                    assert_eq!(v.contains_hash(h), owned.contains_hash(h));
+                }
+                let _ = (v.len(), v.memory_bytes(), v.bits_per_key());
+            } else {
+                for &h in &PROBES {
+                    let _ = v.contains_hash(h);
+                }
+            }
+        } else {
+            assert!(owned.is_err(), "the view refuses bytes its filter loads");
+        }
+    }};
+}
+
+fn ribbon(b: &[u8]) {
+    if let Ok(f) = xor_filter::Ribbon::from_bytes(b) {
+        for &h in &PROBES {
+            let _ = f.contains_hash(h);
+        }
+        let _ = (f.len(), f.is_empty(), f.memory_bytes(), f.slots());
+        let _ = (f.bits_per_key(), f.fpr(), format!("{f:?}"));
+        let g = xor_filter::Ribbon::from_bytes(&f.to_bytes())
+            .expect("to_bytes of accepted value must reload");
+        assert!(g == f);
+    }
+}
+
 fn cuckoo(b: &[u8]) {
     if let Ok(mut f) = cuckoo::CuckooFilter::from_bytes(b) {
         for &h in &PROBES {
@@ -181,10 +288,8 @@ fn cuckoo(b: &[u8]) {
         let _ = f.len();
         let _ = f.is_empty();
         let _ = f.is_full();
-        let _ = f.load_factor();
         let _ = f.estimated_fpr();
         let _ = f.slots();
-        let _ = f.buckets();
         let _ = f.memory_bytes();
         let _ = format!("{:?}", f);
         let bytes = f.to_bytes();
@@ -209,7 +314,6 @@ fn cuckoo(b: &[u8]) {
             assert!(f.contains_hash(h), "false negative after insert_hash {h}");
         }
         let _ = f.len();
-        let _ = f.load_factor();
         let _ = f.estimated_fpr();
         let bytes = f.to_bytes();
         let g =
@@ -221,7 +325,7 @@ fn cuckoo(b: &[u8]) {
             assert!(f.remove_hash(h), "remove of inserted failed");
         }
         let _ = f.len();
-        let _ = f.hasher().hash_one(1u8);
+        let _ = f.hasher().hash_key(&1u8);
         f.clear();
         let _ = f.to_bytes();
     }
@@ -251,6 +355,30 @@ fuzz_target!(|data: &[u8]| {
         10 => atomiclike!(
             bloom::AtomicBlockedBloomFilter,
             bloom::BlockedBloomFilter,
+            b
+        ),
+        11 => growing!(bloom::ScalableBloomFilter, b, removes: false),
+        12 => growing!(cuckoo::ScalableCuckooFilter, b, removes: true),
+        13 => growing!(counting_bloom::DLeftCountingBloomFilter, b, removes: true),
+        14 => quotient(b),
+        15 => ribbon(b),
+        _ => {}
+    }
+    // The views and partitioned filters read the same bytes under the
+    // selector's high nibble.
+    match sel >> 4 & 7 {
+        1 => view!(xor_filter::Xor8Ref, xor_filter::Xor8, b),
+        2 => view!(xor_filter::Xor16Ref, xor_filter::Xor16, b),
+        3 => view!(xor_filter::BinaryFuse8Ref, xor_filter::BinaryFuse8, b),
+        4 => view!(xor_filter::BinaryFuse16Ref, xor_filter::BinaryFuse16, b),
+        5 => view!(
+            xor_filter::PartitionedBinaryFuse8Ref,
+            xor_filter::PartitionedBinaryFuse8,
+            b
+        ),
+        6 => view!(
+            xor_filter::PartitionedBinaryFuse16Ref,
+            xor_filter::PartitionedBinaryFuse16,
             b
         ),
         _ => {}

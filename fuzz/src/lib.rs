@@ -3,8 +3,8 @@
 //! The targets live in `fuzz_targets/`, one per property; `README.md` says
 //! how to run them and what the first campaign found.
 
+use filter_core::KeyHasher;
 use std::collections::HashMap;
-use std::hash::BuildHasher;
 
 /// A structured 64-bit hash picked by one fuzz byte: zero, all ones, one,
 /// the top bit alone, or small ids shifted into the high bits (`i << 40`).
@@ -25,7 +25,7 @@ pub fn structured_hash(byte: u8) -> u64 {
 
 /// The item one operation byte of the sequence targets names: with the top
 /// bit clear, the key `byte mod key_space`, hashed by the filter's own
-/// hasher, for the keyed methods (`insert(&key)`); with it set, a
+/// hasher (`hash_key`), for the keyed methods (`insert(&key)`); with it set, a
 /// [`structured_hash`] for the pre-hashed ones (`insert_hash(hash)`).
 /// `hash` is what the oracles record either way.
 #[derive(Clone, Copy, Debug)]
@@ -38,12 +38,12 @@ pub struct Item {
 
 impl Item {
     /// The item `byte` names, for a filter hashing with `hasher`.
-    pub fn new(byte: u8, key_space: u64, hasher: &impl BuildHasher) -> Item {
+    pub fn new(byte: u8, key_space: u64, hasher: &impl KeyHasher) -> Item {
         if byte & 0x80 == 0 {
             let key = u64::from(byte) % key_space;
             Item {
                 key: Some(key),
-                hash: hasher.hash_one(key),
+                hash: hasher.hash_key(&key),
             }
         } else {
             Item {

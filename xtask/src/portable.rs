@@ -42,7 +42,8 @@ fn answers<F: Filter<u64> + Filter<str>>(filter: &F) -> String {
         .iter()
         .map(|&k| {
             let s = format!("key-{k:x}");
-            let hit = Filter::<u64>::contains(filter, &k) || Filter::<str>::contains(filter, s.as_str());
+            let hit =
+                Filter::<u64>::contains(filter, &k) || Filter::<str>::contains(filter, s.as_str());
             if hit { '1' } else { '0' }
         })
         .collect()
@@ -63,8 +64,14 @@ fn fill<F: Insert<u64> + Insert<str>>(mut filter: F) -> Result<F> {
 /// Every member present in `filter`.
 fn all_present<F: Filter<u64> + Filter<str>>(name: &str, filter: &F) -> Result<()> {
     let (ids, strings) = members();
-    let lost = ids.iter().filter(|k| !Filter::<u64>::contains(filter, k)).count()
-        + strings.iter().filter(|s| !Filter::<str>::contains(filter, s.as_str())).count();
+    let lost = ids
+        .iter()
+        .filter(|k| !Filter::<u64>::contains(filter, k))
+        .count()
+        + strings
+            .iter()
+            .filter(|s| !Filter::<str>::contains(filter, s.as_str()))
+            .count();
     if lost > 0 {
         return Err(format!("{name}: {lost} members absent after loading: false negatives").into());
     }
@@ -81,7 +88,10 @@ fn kind<F: Filter<u64> + Filter<str>>(
     to_bytes: impl Fn(&F) -> Vec<u8>,
     from_bytes: impl Fn(&[u8]) -> std::result::Result<F, Error>,
 ) -> Result<()> {
-    let (bytes_path, answers_path) = (dir.join(format!("{name}.bin")), dir.join(format!("{name}.answers")));
+    let (bytes_path, answers_path) = (
+        dir.join(format!("{name}.bin")),
+        dir.join(format!("{name}.answers")),
+    );
     let built = build()?;
     if write {
         std::fs::write(&bytes_path, to_bytes(&built))?;
@@ -89,7 +99,8 @@ fn kind<F: Filter<u64> + Filter<str>>(
         return Ok(());
     }
     let saved = std::fs::read(&bytes_path).map_err(|e| format!("{}: {e}", bytes_path.display()))?;
-    let loaded = from_bytes(&saved).map_err(|e| format!("{name}: the other build's bytes do not load: {e}"))?;
+    let loaded = from_bytes(&saved)
+        .map_err(|e| format!("{name}: the other build's bytes do not load: {e}"))?;
     all_present(name, &loaded)?;
     let expected = std::fs::read_to_string(&answers_path)?;
     if answers(&loaded) != expected {
@@ -105,26 +116,51 @@ fn kind<F: Filter<u64> + Filter<str>>(
 fn each(dir: &Path, write: bool) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     let (ids, strings) = members();
-    let mut hashes: Vec<u64> = ids.iter().map(|id| filter_core::KeyHasher::hash_key(&filter_core::PortableHasher::default(), id)).collect();
-    hashes.extend(strings.iter().map(|s| filter_core::KeyHasher::hash_key(&filter_core::PortableHasher::default(), s.as_str())));
+    let mut hashes: Vec<u64> = ids
+        .iter()
+        .map(|id| filter_core::KeyHasher::hash_key(&filter_core::PortableHasher::default(), id))
+        .collect();
+    hashes.extend(strings.iter().map(|s| {
+        filter_core::KeyHasher::hash_key(&filter_core::PortableHasher::default(), s.as_str())
+    }));
     let n = 2 * MEMBERS;
     macro_rules! dynamic {
         ($name:literal, $ty:ty) => {
-            kind(dir, write, $name, || fill(<$ty>::with_fpr(n, 0.01)?), <$ty>::to_bytes, <$ty>::from_bytes)?
+            kind(
+                dir,
+                write,
+                $name,
+                || fill(<$ty>::with_fpr(n, 0.01)?),
+                <$ty>::to_bytes,
+                <$ty>::from_bytes,
+            )?
         };
     }
     dynamic!("bloom", bloom::BloomFilter);
     dynamic!("blocked-bloom", bloom::BlockedBloomFilter);
     dynamic!("scalable-bloom", bloom::ScalableBloomFilter);
     dynamic!("counting-bloom", counting_bloom::CountingBloomFilter);
-    dynamic!("blocked-counting-bloom", counting_bloom::BlockedCountingBloomFilter);
-    dynamic!("dleft-counting-bloom", counting_bloom::DLeftCountingBloomFilter);
+    dynamic!(
+        "blocked-counting-bloom",
+        counting_bloom::BlockedCountingBloomFilter
+    );
+    dynamic!(
+        "dleft-counting-bloom",
+        counting_bloom::DLeftCountingBloomFilter
+    );
     dynamic!("cuckoo", cuckoo::CuckooFilter);
     dynamic!("scalable-cuckoo", cuckoo::ScalableCuckooFilter);
     dynamic!("quotient", quotient_filter::QuotientFilter);
     macro_rules! fixed {
         ($name:literal, $ty:ty) => {
-            kind(dir, write, $name, || Ok(<$ty>::from_hashes(&hashes)?), <$ty>::to_bytes, <$ty>::from_bytes)?
+            kind(
+                dir,
+                write,
+                $name,
+                || Ok(<$ty>::from_hashes(&hashes)?),
+                <$ty>::to_bytes,
+                <$ty>::from_bytes,
+            )?
         };
     }
     fixed!("xor8", xor_filter::Xor8);

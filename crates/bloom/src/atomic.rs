@@ -2,29 +2,40 @@
 //! at once.
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use filter_core::sizing::{self, MAX_BITS};
-use filter_core::{
-    AnyHashes, BRANCH_FREE_MAX_BYTES, CubicProbes, DefaultHashBuilder, Error, Filter, HashQuality,
-    HashedProbes, Insert, LinearProbes, ProbeSequence, UniformHashes,
+use filter_core::probes::{
+    BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence,
 };
+use filter_core::sizing::{self, MAX_BITS};
+use filter_core::{Error, Filter, Insert, KeyHasher, PortableHasher, mix64};
 use fixedbitset::FixedBitSet;
 
 use crate::BloomFilter;
 use crate::classic::{MAX_HASHES, WORD_BITS, all_set, check_hashes, for_each_probe};
-use crate::quality;
 
 /// A classic Bloom filter that many threads can insert into at once:
 /// [`BloomFilter`] with its bits in atomic words, so that
-/// [`insert`](Self::insert) takes `&self`. Share one behind an
-/// [`Arc`](std::sync::Arc) (or borrow it into scoped threads) and let every
-/// thread insert and query, with no lock.
+/// [`insert`](Self::insert) takes `&self`.
+///
+/// ```
+/// use bloom::AtomicBloomFilter;
+///
+/// let seen = AtomicBloomFilter::with_fpr(1_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     s.spawn(|| seen.insert("from a thread"));
+///     s.spawn(|| seen.insert("from another"));
+/// });
+/// assert!(seen.contains("from a thread") && seen.contains("from another"));
+/// # Ok::<(), bloom::Error>(())
+/// ```
+///
+/// Share one behind an [`Arc`](std::sync::Arc) (or borrow it into scoped
+/// threads) and let every thread insert and query, with no lock.
 ///
 /// It is the same filter, bit for bit: the same size, probes and sizing
 /// as [`BloomFilter`] (9.59 bits per key at 1 %, 14.38 at 0.1 %), the
-/// same hash quality `Q` (see [`BloomFilter`]'s "Hash quality"), the
 /// same bytes, and conversions both ways ([`From`], and
 /// [`to_bloom_filter`](Self::to_bloom_filter) for a snapshot). Inserting
 /// the same keys in any order, from any threads, sets the same bits,
@@ -41,19 +52,12 @@ use crate::quality;
 ///
 /// **What it costs.** Lookups are the [`BloomFilter`] loop with atomic
 /// loads, which compile to the same plain loads. An insert is k atomic ORs
-/// (locked instructions on x86-64) instead of k plain ones, and a locked
-/// instruction costs several times a plain one. In the criterion benchmarks
-/// (`benches/`, 10^6 keys at 1 %, default hasher, a shared 2-core AMD EPYC
-/// VM, ranges over four runs): lookups 9.5–14 ns, as `BloomFilter`'s (10–14);
-/// inserting every key took 38–42 ns a key from one thread and 21–30 from
-/// two, against 9.2–9.7 for one thread inserting into a `BloomFilter`, and
-/// 16–20 (one thread) and 44–82 (two) through a `Mutex<BloomFilter>`. So it
-/// pays where threads would otherwise take turns at a lock, and more with
-/// more cores. When one thread builds
-/// a filter that others then only read, build a [`BloomFilter`] and share
-/// it (it is `Sync`); when threads insert independent streams that are
-/// only queried at the end, give each its own [`BloomFilter`] and
-/// [`union`](BloomFilter::union) them.
+/// (locked instructions on x86-64) instead of k plain ones, several times
+/// the cost. So it pays where threads would otherwise take turns at a
+/// lock. When one thread builds a filter that others then only read, build
+/// a [`BloomFilter`] and share it (it is `Sync`); when threads insert
+/// independent streams that are only queried at the end, give each its own
+/// [`BloomFilter`] and [`union`](BloomFilter::union) them.
 ///
 /// [`insert_unique`](Self::insert_unique) reports whether some bit of the
 /// key was unset, like [`BloomFilter::insert_unique`]; two threads inserting
@@ -95,7 +99,7 @@ use crate::quality;
 /// assert_eq!(snapshot.to_bytes(), seen.to_bytes());
 /// # Ok::<(), bloom::Error>(())
 /// ```
-pub struct AtomicBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
+pub struct AtomicBloomFilter<S = PortableHasher> {
     /// The bit array, laid out as `fixedbitset`'s: bit `i` is bit
     /// `i % WORD_BITS` of word `i / WORD_BITS`, `bits.div_ceil(WORD_BITS)`
     /// words.
@@ -105,11 +109,9 @@ pub struct AtomicBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     hashes: u32,
     sequence: ProbeSequence,
     hasher: S,
-    /// Where probes start, as [`BloomFilter`]'s field of the same name.
-    quality: Q,
 }
 
-impl AtomicBloomFilter<DefaultHashBuilder> {
+impl AtomicBloomFilter {
     /// A filter sized for `expected_items` distinct keys at false-positive
     /// rate `fpr`, with the default hasher: the size of
     /// [`BloomFilter::with_fpr`].
@@ -118,7 +120,7 @@ impl AtomicBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BloomFilter::with_fpr`].
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+        Self::with_fpr_and_hasher(expected_items, fpr, PortableHasher::default())
     }
 
     /// A filter of exactly `bits` bits and `hashes` probes per key, with the
@@ -128,7 +130,7 @@ impl AtomicBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BloomFilter::with_bits`].
     pub fn with_bits(bits: u64, hashes: u32) -> Result<Self, Error> {
-        Self::with_bits_and_hasher(bits, hashes, DefaultHashBuilder::default())
+        Self::with_bits_and_hasher(bits, hashes, PortableHasher::default())
     }
 
     /// Loads a filter from the bytes of [`BloomFilter::to_bytes`] or
@@ -139,11 +141,11 @@ impl AtomicBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> AtomicBloomFilter<S> {
+impl<S: KeyHasher> AtomicBloomFilter<S> {
     /// As [`AtomicBloomFilter::with_fpr`], hashing keys with `hasher`.
     ///
     /// # Errors
@@ -185,7 +187,6 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
             hashes,
             sequence: ProbeSequence::for_table(len, hashes),
             hasher,
-            quality: AnyHashes,
         })
     }
 
@@ -197,62 +198,20 @@ impl<S: BuildHasher> AtomicBloomFilter<S> {
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
-    }
-
-    /// The same filter with hash quality [`UniformHashes`], as
-    /// [`BloomFilter::assume_uniform_hashes`]. Takes the filter by value,
-    /// so no thread can be inserting while it is checked for emptiness.
-    ///
-    /// # Errors
-    ///
-    /// As [`BloomFilter::assume_uniform_hashes`]: when a bit is set.
-    pub fn assume_uniform_hashes(self) -> Result<AtomicBloomFilter<S, UniformHashes>, Error> {
-        if self.words.iter().any(|w| w.load(Ordering::Relaxed) != 0) {
-            let estimate = BloomFilter::from(self).estimated_len();
-            return Err(quality::not_empty(estimate));
-        }
-        let AtomicBloomFilter {
-            words,
-            bits,
-            hashes,
-            sequence,
-            hasher,
-            quality: AnyHashes,
-        } = self;
-        Ok(AtomicBloomFilter {
-            words,
-            bits,
-            hashes,
-            sequence,
-            hasher,
-            quality: UniformHashes,
-        })
-    }
-}
-
-impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
-    /// As [`BloomFilter::from_bytes_with_quality`]: loads the bytes of a
-    /// filter of hash quality `Q`, plain or atomic, with `hasher`.
-    ///
-    /// # Errors
-    ///
-    /// As [`BloomFilter::from_bytes_with_quality`].
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
-        BloomFilter::from_bytes_with_quality(bytes, hasher, quality).map(Self::from)
+        BloomFilter::from_bytes_with_hasher(bytes, hasher).map(Self::from)
     }
 
     /// Adds `item`, through a shared reference. Never fails.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&self, item: &T) {
-        self.insert_hash(self.hasher.hash_one(item));
+        self.insert_mixed(self.hasher.mixed_hash(item));
     }
 
     /// Whether `item` may be in the set: `false` means no insert of it
     /// happened before this call.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Adds `item` and returns `true` if some bit of it was unset, so it
@@ -261,55 +220,52 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     /// type's docs).
     #[inline]
     pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.insert_unique_hash(self.hasher.hash_one(item))
+        self.insert_mixed(self.hasher.mixed_hash(item))
     }
 
-    /// Adds the key whose 64-bit hash is `hash` (before mixing:
-    /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
+    /// Adds the key whose 64-bit hash is `hash`, as
+    /// [`BloomFilter::insert_hash`].
     #[inline]
     pub fn insert_hash(&self, hash: u64) {
-        self.insert_unique_hash(hash);
+        self.insert_mixed(mix64(hash));
     }
 
-    /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
+    /// Whether the key whose 64-bit hash is `hash` may be in the set, as
+    /// [`BloomFilter::contains_hash`].
     #[inline]
-    pub fn insert_unique_hash(&self, hash: u64) -> bool {
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// Sets the bits of mixed hash `mixed`; whether one was unset.
+    #[inline]
+    fn insert_mixed(&self, mixed: u64) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => self.set_bits(LinearProbes::new_for::<Q>(hash, len)),
-            ProbeSequence::Folded => self.set_bits(LinearProbes::folded_for::<Q>(hash, len)),
-            ProbeSequence::Cubic => self.set_bits(CubicProbes::new_for::<Q>(hash, len)),
-            ProbeSequence::Hashed => self.set_bits(HashedProbes::new_for::<Q>(hash, len)),
+            ProbeSequence::Linear => self.set_bits(LinearProbes::new(mixed, len)),
+            ProbeSequence::Cubic => self.set_bits(CubicProbes::new(mixed, len)),
+            ProbeSequence::Hashed => self.set_bits(HashedProbes::new(mixed, len)),
         }
     }
 
-    /// Whether the key whose 64-bit hash is `hash` may be in the set. As
-    /// [`BloomFilter::contains_hash`], tables above 16 MiB test the first
-    /// two probes before loading the others.
+    /// Whether the key of mixed hash `mixed` may be in the set. As
+    /// [`BloomFilter`]'s, tables above 16 MiB test the first two probes
+    /// before loading the others.
     #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
+    fn contains_mixed(&self, mixed: u64) -> bool {
         let early_exit = size_of_val(&*self.words) > BRANCH_FREE_MAX_BYTES;
-        self.test_hash(hash, early_exit)
+        self.test_mixed(mixed, early_exit)
     }
 
-    /// Whether the k bits of raw hash `hash` are all set, testing the first
-    /// two before the others with `early_exit` ([`all_set`]).
+    /// Whether the k bits of mixed hash `mixed` are all set, testing the
+    /// first two before the others with `early_exit` ([`all_set`]).
     #[inline(always)]
-    fn test_hash(&self, hash: u64, early_exit: bool) -> bool {
+    fn test_mixed(&self, mixed: u64, early_exit: bool) -> bool {
         let len = self.bits;
         match self.sequence {
-            ProbeSequence::Linear => {
-                self.test_bits(LinearProbes::new_for::<Q>(hash, len), early_exit)
-            }
-            ProbeSequence::Folded => {
-                self.test_bits(LinearProbes::folded_for::<Q>(hash, len), early_exit)
-            }
-            ProbeSequence::Cubic => {
-                self.test_bits(CubicProbes::new_for::<Q>(hash, len), early_exit)
-            }
-            ProbeSequence::Hashed => {
-                self.test_bits(HashedProbes::new_for::<Q>(hash, len), early_exit)
-            }
+            ProbeSequence::Linear => self.test_bits(LinearProbes::new(mixed, len), early_exit),
+            ProbeSequence::Cubic => self.test_bits(CubicProbes::new(mixed, len), early_exit),
+            ProbeSequence::Hashed => self.test_bits(HashedProbes::new(mixed, len), early_exit),
         }
     }
 
@@ -318,9 +274,7 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     ///
     /// Why no read first, as [`AtomicBlockedBloomFilter`](crate::AtomicBlockedBloomFilter)
     /// does: loading the k words, and ORing only when a bit was missing,
-    /// measured slower here. Inserts of 1M keys at 1 % from two threads
-    /// took 26.3 ns a key against 16.6 (medians of three alternating runs
-    /// of `cargo xtask compare`), probably because a line first read in the
+    /// measured slower here, probably because a line first read in the
     /// shared state takes a second coherence request when the OR then
     /// writes it: k such upgrades a key, where the blocked filter has one.
     #[inline(always)]
@@ -361,11 +315,10 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     /// Keys inserted while it runs may be saved in part; every insert that
     /// happened before the call is saved whole.
     pub fn to_bytes(&self) -> Vec<u8> {
-        crate::encoding::classic_bytes::<Q>(
+        crate::encoding::classic_bytes(
             &self.hasher,
             self.bits as u64,
             self.hashes,
-            self.sequence,
             &self.snapshot_words(),
         )
     }
@@ -388,12 +341,6 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
         self.hashes
     }
 
-    /// The probe sequence the filter sets its bits by, as
-    /// [`BloomFilter::probe_sequence`].
-    pub fn probe_sequence(&self) -> ProbeSequence {
-        self.sequence
-    }
-
     /// The hasher keys are hashed with.
     pub fn hasher(&self) -> &S {
         &self.hasher
@@ -410,18 +357,12 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     /// offers what this type does not: [`union`](BloomFilter::union),
     /// [`estimated_len`](BloomFilter::estimated_len) and the other fill
     /// estimates, batched lookups.
-    pub fn to_bloom_filter(&self) -> BloomFilter<S, Q>
+    pub fn to_bloom_filter(&self) -> BloomFilter<S>
     where
         S: Clone,
     {
         let table = FixedBitSet::with_capacity_and_blocks(self.bits, self.snapshot_words());
-        BloomFilter::from_parts(
-            table,
-            self.hashes,
-            self.sequence,
-            self.hasher.clone(),
-            self.quality,
-        )
+        BloomFilter::from_parts(table, self.hashes, self.hasher.clone())
     }
 
     /// The bits as they are now, word by word.
@@ -433,9 +374,9 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBloomFilter<S, Q> {
     }
 }
 
-impl<S: BuildHasher, Q: HashQuality> From<BloomFilter<S, Q>> for AtomicBloomFilter<S, Q> {
+impl<S: KeyHasher> From<BloomFilter<S>> for AtomicBloomFilter<S> {
     /// The same filter, its bits copied into atomic words.
-    fn from(filter: BloomFilter<S, Q>) -> Self {
+    fn from(filter: BloomFilter<S>) -> Self {
         AtomicBloomFilter {
             words: filter
                 .words()
@@ -446,42 +387,33 @@ impl<S: BuildHasher, Q: HashQuality> From<BloomFilter<S, Q>> for AtomicBloomFilt
             hashes: filter.hashes,
             sequence: filter.sequence,
             hasher: filter.hasher,
-            quality: filter.quality,
         }
     }
 }
 
-impl<S: BuildHasher, Q: HashQuality> From<AtomicBloomFilter<S, Q>> for BloomFilter<S, Q> {
+impl<S: KeyHasher> From<AtomicBloomFilter<S>> for BloomFilter<S> {
     /// The same filter, its bits copied out of the atomic words (which
     /// nobody else can be writing: the filter is moved).
-    fn from(filter: AtomicBloomFilter<S, Q>) -> Self {
+    fn from(filter: AtomicBloomFilter<S>) -> Self {
         let bits = filter.bits;
         let words = filter.words.into_iter().map(AtomicUsize::into_inner);
         let table = FixedBitSet::with_capacity_and_blocks(bits, words);
-        BloomFilter::from_parts(
-            table,
-            filter.hashes,
-            filter.sequence,
-            filter.hasher,
-            filter.quality,
-        )
+        BloomFilter::from_parts(table, filter.hashes, filter.hasher)
     }
 }
 
-impl<S, Q: HashQuality> fmt::Debug for AtomicBloomFilter<S, Q> {
+impl<S> fmt::Debug for AtomicBloomFilter<S> {
     /// The shape, not the bits, as [`BloomFilter`]'s `Debug`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AtomicBloomFilter")
             .field("bits", &self.bits)
             .field("hashes", &self.hashes)
-            .field("probe_sequence", &self.sequence)
-            .field("hash_quality", &self.quality)
             .field("memory_bytes", &size_of_val(&*self.words))
             .finish_non_exhaustive()
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for AtomicBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for AtomicBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         AtomicBloomFilter::contains(self, item)
     }
@@ -491,7 +423,7 @@ impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for AtomicBloom
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for AtomicBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for AtomicBloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         AtomicBloomFilter::insert(self, item);
         Ok(())
@@ -518,28 +450,28 @@ mod tests {
         // Large, small (cubic) and smallest (hashed) tables, k = 1 included
         // (where the early exit's second probe is the first again).
         let shapes = [
-            (100_003, 7, ProbeSequence::Folded),
-            (100_003, 1, ProbeSequence::Folded),
+            (100_003, 7, ProbeSequence::Linear),
+            (100_003, 1, ProbeSequence::Linear),
             (1000, 7, ProbeSequence::Cubic),
             (64, 8, ProbeSequence::Hashed),
         ];
         for (bits, hashes, sequence) in shapes {
             let (classic, atomic) = half_full(bits, hashes);
-            assert_eq!(classic.probe_sequence(), sequence, "{bits} {hashes}");
-            assert_eq!(atomic.probe_sequence(), sequence, "{bits} {hashes}");
+            assert_eq!(classic.sequence, sequence, "{bits} {hashes}");
+            assert_eq!(atomic.sequence, sequence, "{bits} {hashes}");
             let mut hits = 0;
             // Members (below about 0.69 · bits / hashes) and non-members.
             for key in (0..10_000u64).chain(1 << 40..(1 << 40) + 10_000) {
-                let hash = classic.hasher().hash_one(key);
-                let expected = classic.contains_hash(hash);
+                let hash = classic.hasher().mixed_hash(&key);
+                let expected = classic.contains_mixed(hash);
                 hits += usize::from(expected);
                 assert_eq!(
-                    atomic.test_hash(hash, false),
+                    atomic.test_mixed(hash, false),
                     expected,
                     "{bits} {hashes} {key}"
                 );
                 assert_eq!(
-                    atomic.test_hash(hash, true),
+                    atomic.test_mixed(hash, true),
                     expected,
                     "{bits} {hashes} {key}"
                 );

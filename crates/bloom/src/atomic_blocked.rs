@@ -2,13 +2,11 @@
 //! threads at once.
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use filter_core::sizing;
-use filter_core::{
-    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, Insert, UniformHashes,
-};
+use filter_core::{Error, Filter, Insert, KeyHasher, PortableHasher, mix64};
 
 use crate::BlockedBloomFilter;
 use crate::block::{BLOCK_BITS, BLOCK_HASHES, Block, LANE_BITS, LANES, Probe, masks};
@@ -59,13 +57,25 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 
 /// A blocked Bloom filter that many threads can insert into at once:
 /// [`BlockedBloomFilter`] with its blocks in atomic words, so that
-/// [`insert`](Self::insert) takes `&self`. Share one behind an
-/// [`Arc`](std::sync::Arc) (or borrow it into scoped threads) and let every
-/// thread insert and query, with no lock.
+/// [`insert`](Self::insert) takes `&self`.
+///
+/// ```
+/// use bloom::AtomicBlockedBloomFilter;
+///
+/// let seen = AtomicBlockedBloomFilter::with_fpr(1_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     s.spawn(|| seen.insert("from a thread"));
+///     s.spawn(|| seen.insert("from another"));
+/// });
+/// assert!(seen.contains("from a thread") && seen.contains("from another"));
+/// # Ok::<(), bloom::Error>(())
+/// ```
+///
+/// Share one behind an [`Arc`](std::sync::Arc) (or borrow it into scoped
+/// threads) and let every thread insert and query, with no lock.
 ///
 /// It is the same filter, bit for bit: the same size and bits per key as
 /// [`BlockedBloomFilter`] (10.53 bits per key at 1 %, 16.89 at 0.1 %), the
-/// same hash quality `Q` (see [`BlockedBloomFilter`]'s "Hash quality"), the
 /// same block and lane bits for every key, the same bytes, and conversions
 /// both ways ([`From`], and
 /// [`to_blocked_bloom_filter`](Self::to_blocked_bloom_filter) for a
@@ -90,20 +100,9 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 /// the line shared among the cores that read it. A lookup reads the
 /// block's words one by one, where [`BlockedBloomFilter`] reads the block
 /// with one vector load: a plain load of words that other threads write
-/// atomically would be a data race. In the criterion benchmarks
-/// (`benches/`, 10^6 keys at 1 %, default hasher, a shared 2-core AMD EPYC
-/// VM, ranges over two runs), per key:
-///
-/// | | lookup (hit, miss) | insert, 1 thread | 2 threads |
-/// | --- | --- | --- | --- |
-/// | `AtomicBlockedBloomFilter` | 5.4–6.4 ns | 11.4–13.0 | 8.8–10.8 |
-/// | [`BlockedBloomFilter`] | 3.9–5.3 | 3.6–4.4 | – |
-/// | [`AtomicBloomFilter`] | 13.5–17.9 | 24.7–26.0 | 15.7–19.8 |
-/// | `Mutex<BloomFilter>` | – | 16.4–18.3 | 37.2–46.5 |
-///
-/// So where threads insert into one filter and the blocked filter's space
-/// (1.1× the classic filter's at 1 %) is acceptable, this is the fastest
-/// way in this crate, by about 2× over [`AtomicBloomFilter`].
+/// atomically would be a data race. So where threads insert into one
+/// filter and the blocked filter's space is acceptable, this is the fastest
+/// way in this crate.
 ///
 /// [`insert_unique`](Self::insert_unique) reports whether some bit of the
 /// key was unset, like [`BlockedBloomFilter::insert_unique`]; two threads
@@ -147,18 +146,15 @@ fn unpack(words: &[usize; BLOCK_WORDS]) -> [u32; LANES] {
 /// assert_eq!(snapshot.to_bytes(), seen.to_bytes());
 /// # Ok::<(), bloom::Error>(())
 /// ```
-pub struct AtomicBlockedBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
+pub struct AtomicBlockedBloomFilter<S = PortableHasher> {
     blocks: Box<[AtomicBlock]>,
     hasher: S,
     /// How lookups and inserts run on this CPU: not state, since every
     /// kernel sets and reads the same bits.
     kernel: Kernel,
-    /// Where a key's bits go, as [`BlockedBloomFilter`]'s field of the
-    /// same name.
-    quality: Q,
 }
 
-impl AtomicBlockedBloomFilter<DefaultHashBuilder> {
+impl AtomicBlockedBloomFilter {
     /// A filter sized for `expected_items` distinct keys at false-positive
     /// rate `fpr`, with the default hasher: the size of
     /// [`BlockedBloomFilter::with_fpr`].
@@ -167,7 +163,7 @@ impl AtomicBlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BlockedBloomFilter::with_fpr`].
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+        Self::with_fpr_and_hasher(expected_items, fpr, PortableHasher::default())
     }
 
     /// A filter of `blocks` 256-bit blocks, with the default hasher.
@@ -176,7 +172,7 @@ impl AtomicBlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BlockedBloomFilter::with_blocks`].
     pub fn with_blocks(blocks: u64) -> Result<Self, Error> {
-        Self::with_blocks_and_hasher(blocks, DefaultHashBuilder::default())
+        Self::with_blocks_and_hasher(blocks, PortableHasher::default())
     }
 
     /// Loads a filter from the bytes of [`BlockedBloomFilter::to_bytes`] or
@@ -187,11 +183,11 @@ impl AtomicBlockedBloomFilter<DefaultHashBuilder> {
     ///
     /// As [`BlockedBloomFilter::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
+impl<S: KeyHasher> AtomicBlockedBloomFilter<S> {
     /// As [`AtomicBlockedBloomFilter::with_fpr`], hashing keys with
     /// `hasher`.
     ///
@@ -199,7 +195,7 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::with_fpr`].
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        let blocks = BlockedBloomFilter::<S>::blocks_for(expected_items, fpr)?;
+        let blocks = crate::blocked::blocks_for(expected_items, fpr)?;
         Self::with_blocks_and_hasher(blocks, hasher)
             .map_err(|e| sizing::blame_items(e, "blocks", blocks, expected_items, fpr))
     }
@@ -225,7 +221,6 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
             blocks: table.into_boxed_slice(),
             hasher,
             kernel: Kernel::detect(),
-            quality: AnyHashes,
         })
     }
 
@@ -237,62 +232,20 @@ impl<S: BuildHasher> AtomicBlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
-    }
-
-    /// The same filter with hash quality [`UniformHashes`], as
-    /// [`BlockedBloomFilter::assume_uniform_hashes`]. Takes the filter by
-    /// value, so no thread can be inserting while it is checked for
-    /// emptiness.
-    ///
-    /// # Errors
-    ///
-    /// As [`BlockedBloomFilter::assume_uniform_hashes`]: when a bit is set.
-    pub fn assume_uniform_hashes(
-        self,
-    ) -> Result<AtomicBlockedBloomFilter<S, UniformHashes>, Error> {
-        let set = |block: &AtomicBlock| block.load() != Block::default();
-        if self.blocks.iter().any(set) {
-            let estimate = BlockedBloomFilter::from(self).estimated_len();
-            return Err(crate::quality::not_empty(estimate));
-        }
-        let AtomicBlockedBloomFilter {
-            blocks,
-            hasher,
-            kernel,
-            quality: AnyHashes,
-        } = self;
-        Ok(AtomicBlockedBloomFilter {
-            blocks,
-            hasher,
-            kernel,
-            quality: UniformHashes,
-        })
-    }
-}
-
-impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
-    /// As [`BlockedBloomFilter::from_bytes_with_quality`]: loads the bytes
-    /// of a filter of hash quality `Q`, plain or atomic, with `hasher`.
-    ///
-    /// # Errors
-    ///
-    /// As [`BlockedBloomFilter::from_bytes_with_quality`].
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
-        BlockedBloomFilter::from_bytes_with_quality(bytes, hasher, quality).map(Self::from)
+        BlockedBloomFilter::from_bytes_with_hasher(bytes, hasher).map(Self::from)
     }
 
     /// Adds `item`, through a shared reference. Never fails.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&self, item: &T) {
-        self.insert_hash(self.hasher.hash_one(item));
+        self.insert_mixed(self.hasher.mixed_hash(item));
     }
 
     /// Whether `item` may be in the set: `false` means no insert of it
     /// happened before this call.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Adds `item` and returns `true` if some bit of it was unset, so it
@@ -301,26 +254,31 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
     /// type's docs).
     #[inline]
     pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.insert_unique_hash(self.hasher.hash_one(item))
+        self.insert_mixed(self.hasher.mixed_hash(item))
     }
 
-    /// Adds the key whose 64-bit hash is `hash` (before mixing:
-    /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
+    /// Adds the key whose 64-bit hash is `hash`, as
+    /// [`BlockedBloomFilter::insert_hash`].
     #[inline]
     pub fn insert_hash(&self, hash: u64) {
-        self.insert_unique_hash(hash);
+        self.insert_mixed(mix64(hash));
     }
 
-    /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
-    #[inline]
-    pub fn insert_unique_hash(&self, hash: u64) -> bool {
-        simd::atomic_insert::<Q>(self.kernel, &self.blocks, hash)
-    }
-
-    /// Whether the key whose 64-bit hash is `hash` may be in the set.
+    /// Whether the key whose 64-bit hash is `hash` may be in the set, as
+    /// [`BlockedBloomFilter::contains_hash`].
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        simd::atomic_contains::<Q>(self.kernel, &self.blocks, hash)
+        self.contains_mixed(mix64(hash))
+    }
+
+    #[inline]
+    fn insert_mixed(&self, mixed: u64) -> bool {
+        simd::atomic_insert(self.kernel, &self.blocks, mixed)
+    }
+
+    #[inline]
+    fn contains_mixed(&self, mixed: u64) -> bool {
+        simd::atomic_contains(self.kernel, &self.blocks, mixed)
     }
 
     /// The filter's bytes in the shared format, the same as
@@ -331,7 +289,7 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
     /// happened before the call is saved whole.
     pub fn to_bytes(&self) -> Vec<u8> {
         let lanes: Vec<u32> = self.blocks.iter().flat_map(|b| b.load().0).collect();
-        crate::encoding::blocked_bytes::<Q>(&self.hasher, &lanes)
+        crate::encoding::blocked_bytes(&self.hasher, &lanes)
     }
 
     /// Forgets every key. Takes `&mut self`: a clear racing an insert could
@@ -345,11 +303,6 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
     /// The bit count m (256 per block).
     pub fn bits(&self) -> u64 {
         self.blocks() * u64::from(BLOCK_BITS)
-    }
-
-    /// The bits each key sets: always [`BLOCK_HASHES`] (8).
-    pub fn hashes(&self) -> u32 {
-        BLOCK_HASHES
     }
 
     /// The number of 256-bit blocks.
@@ -373,56 +326,48 @@ impl<S: BuildHasher, Q: HashQuality> AtomicBlockedBloomFilter<S, Q> {
     /// [`union`](BlockedBloomFilter::union),
     /// [`estimated_len`](BlockedBloomFilter::estimated_len) and the other
     /// fill estimates, batched lookups.
-    pub fn to_blocked_bloom_filter(&self) -> BlockedBloomFilter<S, Q>
+    pub fn to_blocked_bloom_filter(&self) -> BlockedBloomFilter<S>
     where
         S: Clone,
     {
         let blocks = self.blocks.iter().map(AtomicBlock::load).collect();
-        BlockedBloomFilter::from_parts(blocks, self.hasher.clone(), self.quality)
+        BlockedBloomFilter::from_parts(blocks, self.hasher.clone())
     }
 }
 
-impl<S: BuildHasher, Q: HashQuality> From<BlockedBloomFilter<S, Q>>
-    for AtomicBlockedBloomFilter<S, Q>
-{
+impl<S: KeyHasher> From<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<S> {
     /// The same filter, its blocks copied into atomic words.
-    fn from(filter: BlockedBloomFilter<S, Q>) -> Self {
+    fn from(filter: BlockedBloomFilter<S>) -> Self {
         AtomicBlockedBloomFilter {
             blocks: filter.blocks.iter().map(AtomicBlock::new).collect(),
             hasher: filter.hasher,
             kernel: Kernel::detect(),
-            quality: filter.quality,
         }
     }
 }
 
-impl<S: BuildHasher, Q: HashQuality> From<AtomicBlockedBloomFilter<S, Q>>
-    for BlockedBloomFilter<S, Q>
-{
+impl<S: KeyHasher> From<AtomicBlockedBloomFilter<S>> for BlockedBloomFilter<S> {
     /// The same filter, its blocks copied out of the atomic words (which
     /// nobody else can be writing: the filter is moved).
-    fn from(filter: AtomicBlockedBloomFilter<S, Q>) -> Self {
+    fn from(filter: AtomicBlockedBloomFilter<S>) -> Self {
         let blocks = filter.blocks.iter().map(AtomicBlock::load).collect();
-        BlockedBloomFilter::from_parts(blocks, filter.hasher, filter.quality)
+        BlockedBloomFilter::from_parts(blocks, filter.hasher)
     }
 }
 
-impl<S, Q: HashQuality> fmt::Debug for AtomicBlockedBloomFilter<S, Q> {
+impl<S> fmt::Debug for AtomicBlockedBloomFilter<S> {
     /// The shape, not the blocks, as [`BlockedBloomFilter`]'s `Debug`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AtomicBlockedBloomFilter")
             .field("blocks", &self.blocks.len())
             .field("bits", &(self.blocks.len() as u64 * u64::from(BLOCK_BITS)))
             .field("hashes", &BLOCK_HASHES)
-            .field("hash_quality", &self.quality)
             .field("memory_bytes", &size_of_val(&*self.blocks))
             .finish_non_exhaustive()
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T>
-    for AtomicBlockedBloomFilter<S, Q>
-{
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for AtomicBlockedBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         AtomicBlockedBloomFilter::contains(self, item)
     }
@@ -432,9 +377,7 @@ impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T>
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T>
-    for AtomicBlockedBloomFilter<S, Q>
-{
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for AtomicBlockedBloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         AtomicBlockedBloomFilter::insert(self, item);
         Ok(())
@@ -483,10 +426,10 @@ pub(crate) fn set_all(block: &AtomicBlock, masks: [usize; BLOCK_WORDS]) {
     }
 }
 
-/// The probe of `hash` in `blocks` under hash quality `Q`, and its block.
+/// The probe of mixed hash `hash` in `blocks`, and its block.
 #[inline(always)]
-pub(crate) fn locate<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, u32) {
-    let probe = Probe::new::<Q>(hash, blocks.len());
+pub(crate) fn locate(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, u32) {
+    let probe = Probe::new(hash, blocks.len());
     (&blocks[probe.block], probe.lanes)
 }
 

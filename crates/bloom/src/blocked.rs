@@ -1,11 +1,9 @@
 //! [`BlockedBloomFilter`]: every key's bits in one cache line.
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
 use filter_core::sizing::{self, BlockLayout, MAX_BITS};
-use filter_core::{
-    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, UniformHashes,
-};
+use filter_core::{Error, Filter, HasherProbe, Insert, KeyHasher, PortableHasher, mix64};
 
 use crate::block::{BLOCK_BITS, BLOCK_HASHES, Block, LANE_BITS};
 use crate::simd::{self, Kernel};
@@ -22,69 +20,56 @@ pub const MAX_BLOCKS: u64 = MAX_BITS / BLOCK_BITS as u64;
 /// classic filter's 41.4 at this rate, and without bound as the rate falls
 /// (at 10^−20, 2.9 GB for a single key). A filter that size is a mistake, so
 /// it is refused; [`BloomFilter`](crate::BloomFilter) meets such rates in
-/// 1.44 · log2(1/p) bits per key. [`with_bits`](BlockedBloomFilter::with_bits)
+/// 1.44 · log2(1/p) bits per key. [`with_blocks`](BlockedBloomFilter::with_blocks)
 /// still builds any size asked for explicitly.
 pub const MIN_FPR: f64 = 2.3e-9;
 
-/// A blocked Bloom filter: an array of 256-bit blocks (half a cache line
-/// each, never straddling two); a key sets one bit in each of the eight
-/// 32-bit lanes of one block (Parquet's "split block" layout).
+/// A blocked Bloom filter: every key's bits in one 256-bit block (half a
+/// cache line), one bit in each of the block's eight 32-bit lanes
+/// (Parquet's "split block" layout).
+///
+/// ```
+/// use bloom::BlockedBloomFilter;
+///
+/// let mut seen = BlockedBloomFilter::with_fpr(1_000_000, 0.01)?;
+/// seen.insert(&42u64);
+/// assert!(seen.contains(&42u64));
+/// let bits_per_key = seen.bits() as f64 / 1e6;
+/// assert!((10.52..10.54).contains(&bits_per_key), "{bits_per_key}");
+/// # Ok::<(), bloom::Error>(())
+/// ```
 ///
 /// A lookup costs one hash, one cache-line load and a handful of vector
-/// instructions, whatever the rate: the fastest filter of this workspace for
-/// lookups and inserts. The price is space: blocks receive keys unevenly
-/// (Poisson), and overloaded blocks answer "present" more often, so
+/// instructions, whatever the rate: the fastest filter of this crate. The
+/// price is space: blocks receive keys unevenly (Poisson), and overloaded
+/// blocks answer "present" more often, so
 /// [`with_fpr`](BlockedBloomFilter::with_fpr) adds the bits the Poisson model
-/// ([`sizing::blocked_bloom_bits`]) says are needed for the *measured* rate to
-/// still meet the target: **10.53 bits per key at p = 1 % (1.098× the classic
-/// optimum), 16.89 at p = 0.1 % (1.175×), 26.34 at p = 0.01 % (1.374×)**:
-/// the smaller the rate, the more a block's bad luck costs. Every key sets exactly
-/// [`BLOCK_HASHES`] = 8 bits, at every rate, so below about 10^−4 the cost
-/// grows quickly: 41 bits per key at 10^−5 (1.71×), 65 at 10^−6 (2.25×),
-/// 177 at 10^−8 (4.6×). For rates that small, use
-/// [`BloomFilter`](crate::BloomFilter), or a binary fuse filter when the
-/// keys are known up front. `with_fpr` refuses rates below [`MIN_FPR`]
-/// (2.3 × 10^−9), where a key would need more than a block to itself.
+/// ([`sizing::blocked_bloom_bits`]) says the *measured* rate needs to meet
+/// the target: **10.53 bits per key at p = 1 % (1.098× the classic
+/// optimum), 16.89 at p = 0.1 % (1.175×)**. Every key sets exactly
+/// [`BLOCK_HASHES`] = 8 bits at every rate, so below about 10^−4 the cost
+/// grows quickly (41 bits per key at 10^−5, 65 at 10^−6): use
+/// [`BloomFilter`](crate::BloomFilter) there. `with_fpr` refuses rates
+/// below [`MIN_FPR`].
 ///
-/// # Hash quality
-///
-/// The second type parameter, `Q`, says what the filter may assume about
-/// the 64-bit hashes it is given ([`filter_core::hash_quality`]). With the
-/// default, [`AnyHashes`], it multiplies each hash by a constant and folds
-/// the product before choosing the block and the lane bits, so any `u64`
-/// may be passed to the `*_hash` methods. With [`UniformHashes`], made from
-/// an empty filter by [`assume_uniform_hashes`](Self::assume_uniform_hashes),
-/// the block is `reduce(hash, blocks)` (the hash's high bits) and the lane
-/// word its low 32 bits: lookups at 10^6 keys and 1 % took 1.55 ns instead
-/// of 2.0 (`cargo xtask compare` with the mixing removed). Sizes, rates
-/// with a good hasher (the default is one) and every other method are the
-/// same; the bytes say which quality wrote them, and load only as it
-/// ([`from_bytes_with_quality`](Self::from_bytes_with_quality)).
-///
-/// The promise is the caller's: ids, counters or other structured values
-/// passed to `insert_hash` / `contains_hash` of a uniform filter share
-/// their high bits and so their block. No member is ever lost, but the rate
-/// can blow up: ids below 2^40 all land in the first block of any filter of
-/// fewer than 2^24 blocks, and even ids 0 to 2·10^4 inserted as hashes made
-/// every odd id in that range answer "present" (a seeded test,
-/// `tests/uniform.rs`).
+/// Past its expected number of keys it keeps accepting keys and its rate
+/// rises silently: when the number of keys is not known, use
+/// [`ScalableBloomFilter`](crate::ScalableBloomFilter).
 ///
 /// # Invariants
 ///
 /// `1 <= blocks <= MAX_BLOCKS`; every block is 32-byte aligned, so none
-/// straddles a cache line (the storage as a whole is aligned to 32 bytes,
-/// not necessarily to 64). The filter never forgets an inserted key: only
+/// straddles a cache line. The filter never forgets an inserted key: only
 /// [`clear`](Self::clear) and [`intersect`](Self::intersect) unset bits.
 ///
 /// # Examples
+///
+/// The promised rate, measured:
 ///
 /// ```
 /// use bloom::BlockedBloomFilter;
 ///
 /// let mut filter = BlockedBloomFilter::with_fpr(1_000_000, 0.01)?;
-/// let bits_per_key = filter.bits() as f64 / 1e6;
-/// assert!((10.52..10.54).contains(&bits_per_key), "{bits_per_key}");
-///
 /// for id in 0..1_000_000u64 {
 ///     filter.insert(&id);
 /// }
@@ -94,51 +79,16 @@ pub const MIN_FPR: f64 = 2.3e-9;
 /// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
 /// # Ok::<(), bloom::Error>(())
 /// ```
-///
-/// Keys hashed by the filter's own hasher (ahash, uniform) need no mix:
-///
-/// ```
-/// use bloom::{BlockedBloomFilter, UniformHashes};
-///
-/// let mut filter: BlockedBloomFilter<_, UniformHashes> =
-///     BlockedBloomFilter::with_fpr(100_000, 0.01)?.assume_uniform_hashes()?;
-/// filter.extend(0..100_000u64);
-/// assert!((0..100_000u64).all(|id| filter.contains(&id)));
-/// let false_positives = (100_000..300_000u64).filter(|id| filter.contains(id)).count();
-/// let fpr = false_positives as f64 / 200_000.0;
-/// assert!(fpr < 0.0115, "{fpr}"); // 1 %, plus 5 binomial σ (σ ≈ 0.00022)
-///
-/// // Its bytes load only as a uniform filter.
-/// let bytes = filter.to_bytes();
-/// assert!(BlockedBloomFilter::from_bytes(&bytes).is_err());
-/// let hasher = bloom::DefaultHashBuilder::default();
-/// let restored = BlockedBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
-/// assert!(restored.contains(&42u64));
-///
-/// // Only an empty filter converts: its keys would be looked for elsewhere.
-/// let mut used = BlockedBloomFilter::with_fpr(1_000, 0.01)?;
-/// used.insert("a key");
-/// let err = used.assume_uniform_hashes().unwrap_err();
-/// assert_eq!(
-///     err.to_string(),
-///     "assume_uniform_hashes must be called on an empty filter, got a filter of about 1 items"
-/// );
-/// # Ok::<(), bloom::Error>(())
-/// ```
 #[derive(Clone)]
-pub struct BlockedBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
+pub struct BlockedBloomFilter<S = PortableHasher> {
     pub(crate) blocks: Vec<Block>,
     pub(crate) hasher: S,
     /// How lookups run on this CPU: not state, since every kernel sets and
     /// reads the same bits.
     kernel: Kernel,
-    /// Whether a key's block and lanes come from the hash or from its
-    /// mix: a marker of no size, so that the choice is made when a lookup
-    /// is compiled.
-    pub(crate) quality: Q,
 }
 
-impl BlockedBloomFilter<DefaultHashBuilder> {
+impl BlockedBloomFilter {
     /// A filter sized for `expected_items` distinct keys at false-positive
     /// rate `fpr`, with the default hasher.
     ///
@@ -148,20 +98,7 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     /// the open interval (0, 1) (NaN and infinities included) or below
     /// [`MIN_FPR`], or a size above 2^46 bits or that cannot be allocated.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
-    }
-
-    /// A filter of exactly `bits` bits, each key setting `hashes` bits, with
-    /// the default hasher. The layout fixes `hashes` at 8 (one per lane) and
-    /// the bit count at a whole number of 256-bit blocks; other values are
-    /// refused rather than rounded.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidParameter`] for `bits` not a multiple of 256 in
-    /// `256..=2^46` (or not allocatable) and `hashes != 8`.
-    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self, Error> {
-        Self::with_bits_and_hasher(bits, hashes, DefaultHashBuilder::default())
+        Self::with_fpr_and_hasher(expected_items, fpr, PortableHasher::default())
     }
 
     /// A filter of `blocks` 256-bit blocks, with the default hasher.
@@ -171,7 +108,7 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     /// [`Error::InvalidParameter`] for `blocks` outside `1..=MAX_BLOCKS` or
     /// not allocatable.
     pub fn with_blocks(blocks: u64) -> Result<Self, Error> {
-        Self::with_blocks_and_hasher(blocks, DefaultHashBuilder::default())
+        Self::with_blocks_and_hasher(blocks, PortableHasher::default())
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes) under the
@@ -180,81 +117,26 @@ impl BlockedBloomFilter<DefaultHashBuilder> {
     /// # Errors
     ///
     /// [`Error::Corrupt`] for bytes that are not a valid blocked Bloom filter;
-    /// [`Error::HasherMismatch`] when the filter was built with a hasher that
-    /// hashes differently from this build's default;
+    /// [`Error::WrongKind`] for the bytes of another filter;
+    /// [`Error::HasherMismatch`] when the filter was built with another
+    /// hasher (or seed);
     /// [`Error::InvalidParameter`] naming `blocks` when the table, valid, cannot
     /// be allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> BlockedBloomFilter<S> {
+impl<S: KeyHasher> BlockedBloomFilter<S> {
     /// As [`BlockedBloomFilter::with_fpr`], hashing keys with `hasher`.
     ///
     /// # Errors
     ///
     /// As [`BlockedBloomFilter::with_fpr`].
     pub fn with_fpr_and_hasher(expected_items: usize, fpr: f64, hasher: S) -> Result<Self, Error> {
-        let bits = Self::blocks_for(expected_items, fpr)? * u64::from(BLOCK_BITS);
-        Self::with_bits_and_hasher(bits, BLOCK_HASHES, hasher)
-            .map_err(|e| sizing::blame_items(e, "bits", bits, expected_items, fpr))
-    }
-
-    /// The block count [`with_fpr`](BlockedBloomFilter::with_fpr) gives
-    /// `expected_items` keys at rate `fpr`.
-    pub(crate) fn blocks_for(expected_items: usize, fpr: f64) -> Result<u64, Error> {
-        if sizing::check_fpr(fpr)? < MIN_FPR {
-            return Err(Error::invalid(
-                "fpr",
-                fpr,
-                format_args!(
-                    "at least {MIN_FPR:e} (below it a blocked filter needs more than one \
-                     {BLOCK_BITS}-bit block per key; use BloomFilter)"
-                ),
-            ));
-        }
-        let bits = sizing::blocked_bloom_bits(
-            expected_items,
-            fpr,
-            BLOCK_HASHES,
-            BLOCK_BITS,
-            BlockLayout::Split,
-        )?;
-        Ok(bits / u64::from(BLOCK_BITS))
-    }
-
-    /// As [`BlockedBloomFilter::with_bits`], hashing keys with `hasher`.
-    ///
-    /// # Errors
-    ///
-    /// As [`BlockedBloomFilter::with_bits`].
-    pub fn with_bits_and_hasher(bits: u64, hashes: u32, hasher: S) -> Result<Self, Error> {
-        if hashes != BLOCK_HASHES {
-            return Err(Error::invalid(
-                "hashes",
-                hashes,
-                "8 (one bit in each 32-bit lane of a 256-bit block)",
-            ));
-        }
-        if bits == 0 || bits % u64::from(BLOCK_BITS) != 0 || bits > MAX_BITS {
-            return Err(Error::invalid(
-                "bits",
-                bits,
-                format_args!("a multiple of {BLOCK_BITS} in {BLOCK_BITS}..={MAX_BITS}"),
-            ));
-        }
-        let blocks = bits / u64::from(BLOCK_BITS);
-        // The caller passed bits: a table that cannot be allocated is
-        // reported against them, not against the block count.
-        Self::with_blocks_and_hasher(blocks, hasher).map_err(|e| match e {
-            Error::InvalidParameter { name: "blocks", .. } => Error::invalid(
-                "bits",
-                bits,
-                format_args!("small enough to allocate ({blocks} blocks of 32 bytes)"),
-            ),
-            other => other,
-        })
+        let blocks = blocks_for(expected_items, fpr)?;
+        Self::with_blocks_and_hasher(blocks, hasher)
+            .map_err(|e| sizing::blame_items(e, "blocks", blocks, expected_items, fpr))
     }
 
     /// As [`BlockedBloomFilter::with_blocks`], hashing keys with `hasher`.
@@ -265,39 +147,15 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     pub fn with_blocks_and_hasher(blocks: u64, hasher: S) -> Result<Self, Error> {
         let len = check_blocks(blocks)?;
         let blocks = filter_core::memory::zeroed_vec(len, "blocks")?;
-        Ok(Self::from_parts(blocks, hasher, AnyHashes))
+        Ok(Self::from_parts(blocks, hasher))
     }
 
-    /// The same filter, taking each key's block and lane bits from its
-    /// hash as it is ([`UniformHashes`]) instead of mixing it first: faster
-    /// lookups, for hashes that are uniform already (see the type's docs,
-    /// "Hash quality"). Only an empty filter converts, since the keys of a
-    /// filter with bits set sit where the mixed hashes put them.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidParameter`] naming `assume_uniform_hashes` when a
-    /// bit is set, with the number of items estimated from the fill.
-    pub fn assume_uniform_hashes(self) -> Result<BlockedBloomFilter<S, UniformHashes>, Error> {
-        if self.ones() != 0 {
-            return Err(crate::quality::not_empty(self.estimated_len()));
-        }
-        Ok(BlockedBloomFilter::from_parts(
-            self.blocks,
-            self.hasher,
-            UniformHashes,
-        ))
-    }
-}
-
-impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     /// Assembles a filter from validated parts.
-    pub(crate) fn from_parts(blocks: Vec<Block>, hasher: S, quality: Q) -> Self {
+    pub(crate) fn from_parts(blocks: Vec<Block>, hasher: S) -> Self {
         BlockedBloomFilter {
             blocks,
             hasher,
             kernel: Kernel::detect(),
-            quality,
         }
     }
 
@@ -306,17 +164,16 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     /// expected number are in.
     ///
     /// It returns nothing, where the [`Insert`] trait's `insert` (which this
-    /// type implements by calling it) returns `Ok(())`: code written for any
-    /// filter, `insert(..)?` included, calls `Insert::insert`.
+    /// type implements by calling it) returns `Ok(())`.
     #[inline(always)]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
-        self.insert_hash(self.hasher.hash_one(item));
+        self.insert_mixed(self.hasher.mixed_hash(item));
     }
 
     /// Whether `item` may be in the set: `false` means it was never inserted.
     #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
+        self.contains_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Adds `item` and returns `true` if it was certainly not there before
@@ -325,26 +182,35 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     /// a false positive.
     #[inline(always)]
     pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.insert_unique_hash(self.hasher.hash_one(item))
+        self.insert_mixed(self.hasher.mixed_hash(item))
     }
 
-    /// Adds the key whose 64-bit hash is `hash` (before mixing:
-    /// `insert_hash(hasher.hash_one(&x))` is `insert(&x)`).
+    /// Adds the key whose 64-bit hash is `hash`: `insert_hash(hasher.hash_key(&x))`
+    /// is `insert(&x)`. Any `u64` will do (sequential ids too): the filter
+    /// mixes it first.
     #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) {
-        self.insert_unique_hash(hash);
+        self.insert_mixed(mix64(hash));
     }
 
-    /// As [`insert_unique`](Self::insert_unique), for a pre-hashed key.
-    #[inline(always)]
-    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        simd::insert::<Q>(self.kernel, &mut self.blocks, hash)
-    }
-
-    /// Whether the key whose 64-bit hash is `hash` may be in the set.
+    /// Whether the key whose 64-bit hash is `hash` may be in the set:
+    /// `contains_hash(hasher.hash_key(&x)) == contains(&x)`.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        simd::contains::<Q>(self.kernel, &self.blocks, hash)
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// Sets the bits of the key whose mixed hash is `mixed`; whether one
+    /// was unset.
+    #[inline(always)]
+    pub(crate) fn insert_mixed(&mut self, mixed: u64) -> bool {
+        simd::insert(self.kernel, &mut self.blocks, mixed)
+    }
+
+    /// Whether the key whose mixed hash is `mixed` may be in the set.
+    #[inline(always)]
+    pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        simd::contains(self.kernel, &self.blocks, mixed)
     }
 
     /// Forgets every key.
@@ -389,8 +255,8 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
         Ok(())
     }
 
-    /// The number of set bits (a `u64`, like [`bits`](Self::bits)).
-    pub fn ones(&self) -> u64 {
+    /// The number of set bits.
+    pub(crate) fn ones(&self) -> u64 {
         self.blocks.iter().map(|b| u64::from(b.ones())).sum()
     }
 
@@ -426,11 +292,6 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
         self.blocks.len() as u64 * u64::from(BLOCK_BITS)
     }
 
-    /// The bits each key sets: always [`BLOCK_HASHES`] (8).
-    pub fn hashes(&self) -> u32 {
-        BLOCK_HASHES
-    }
-
     /// The number of 256-bit blocks, the type
     /// [`with_blocks`](BlockedBloomFilter::with_blocks) takes.
     pub fn blocks(&self) -> u64 {
@@ -453,6 +314,29 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
     }
 }
 
+/// The block count [`with_fpr`](BlockedBloomFilter::with_fpr) gives
+/// `expected_items` keys at rate `fpr`.
+pub(crate) fn blocks_for(expected_items: usize, fpr: f64) -> Result<u64, Error> {
+    if sizing::check_fpr(fpr)? < MIN_FPR {
+        return Err(Error::invalid(
+            "fpr",
+            fpr,
+            format_args!(
+                "at least {MIN_FPR:e} (below it a blocked filter needs more than one \
+                 {BLOCK_BITS}-bit block per key; use BloomFilter)"
+            ),
+        ));
+    }
+    let bits = sizing::blocked_bloom_bits(
+        expected_items,
+        fpr,
+        BLOCK_HASHES,
+        BLOCK_BITS,
+        BlockLayout::Split,
+    )?;
+    Ok(bits / u64::from(BLOCK_BITS))
+}
+
 /// `blocks` as a length, if it is a valid block count (`1..=MAX_BLOCKS`,
 /// addressable on this target).
 pub(crate) fn check_blocks(blocks: u64) -> Result<usize, Error> {
@@ -467,7 +351,7 @@ pub(crate) fn check_blocks(blocks: u64) -> Result<usize, Error> {
         .map_err(|_| Error::invalid("blocks", blocks, "small enough to address on this platform"))
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for BlockedBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for BlockedBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         BlockedBloomFilter::contains(self, item)
     }
@@ -477,7 +361,7 @@ impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for BlockedBloo
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for BlockedBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for BlockedBloomFilter<S> {
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         BlockedBloomFilter::insert(self, item);
         Ok(())

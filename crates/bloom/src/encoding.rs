@@ -3,77 +3,38 @@
 //!
 //! Classic body: `bits` (u64), `hashes` (u32), then the bit array as a u64
 //! array of ⌈bits/64⌉ words, bit i in word i/64 at position i % 64. The
-//! header flags `FLAG_CUBIC_PROBES`, `FLAG_HASHED_PROBES` and
-//! `FLAG_FOLDED_PROBES` say which probe sequence set the bits (none: the
-//! linear one).
+//! probe sequence is not stored: the table's size and hash count fix it
+//! ([`ProbeSequence::for_table`](filter_core::probes::ProbeSequence::for_table)).
 //! Blocked body: `blocks` (u64), `hashes` (u32, always 8), then the blocks as
 //! a u32 array of 8·blocks lane words, block by block.
-//!
-//! Both set `FLAG_UNIFORM_HASHES` (format 1.6) when the filter's hash
-//! quality is [`UniformHashes`](filter_core::UniformHashes), and load bytes
-//! only as the quality that wrote them
-//! ([`HashQuality::check_flags`]): the same key has other positions under
-//! the other quality.
 //!
 //! Every parameter is checked against its range and against the array length
 //! before the table is allocated, and the padding bits past `bits` must be
 //! zero, so a resealed lie is refused rather than loaded.
 
-use std::hash::BuildHasher;
-
-use filter_core::format::{ByteReader, ByteWriter, FLAG_UNIFORM_HASHES, FilterKind};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::sizing::MAX_BITS;
-use filter_core::{AnyHashes, Error, HashQuality, HasherProbe, ProbeSequence};
+use filter_core::{Error, HasherProbe, KeyHasher};
 
 use crate::block::{BLOCK_HASHES, Block, LANES};
 use crate::blocked::MAX_BLOCKS;
 use crate::classic::MAX_HASHES;
 use crate::{BlockedBloomFilter, BloomFilter};
 
-impl<S: BuildHasher> BloomFilter<S> {
+impl<S: KeyHasher> BloomFilter<S> {
+    /// The filter's bytes in the shared format (`docs/format-bloom.md`):
+    /// parameters, the hasher's probe, the bit array and a checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        classic_bytes(self.hasher(), self.bits(), self.hashes(), self.words())
+    }
+
     /// As [`BloomFilter::from_bytes`], for a filter built with `hasher`.
     ///
     /// # Errors
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
-    }
-}
-
-impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
-    /// The filter's bytes in the shared format: parameters, the hasher's
-    /// probe, the bit array and a checksum. The header flags record the
-    /// probe sequence and, for [`UniformHashes`](filter_core::UniformHashes),
-    /// `FLAG_UNIFORM_HASHES`.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        classic_bytes::<Q>(
-            self.hasher(),
-            self.bits(),
-            self.hashes(),
-            self.probe_sequence(),
-            self.words(),
-        )
-    }
-
-    /// As [`BloomFilter::from_bytes_with_hasher`], for a filter of hash
-    /// quality `Q`: `from_bytes_with_quality(&bytes, hasher, UniformHashes)`
-    /// loads the bytes of a `BloomFilter<_, UniformHashes>`.
-    ///
-    /// # Errors
-    ///
-    /// As [`BloomFilter::from_bytes`];
-    /// [`Error::HashQualityMismatch`] when the bytes were written by a
-    /// filter of the other hash quality (its keys sit at other positions).
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
-        let (mut r, flags) = ByteReader::open_with_flags(
-            bytes,
-            FilterKind::Bloom,
-            &HasherProbe::of(&hasher),
-            ProbeSequence::HEADER_FLAGS | FLAG_UNIFORM_HASHES,
-        )?;
-        Q::check_flags(flags)?;
-        let sequence = ProbeSequence::from_header_flags(flags)?;
+        let mut r = ByteReader::open(bytes, FilterKind::Bloom, &HasherProbe::of(&hasher))?;
         let bits = r.u64("bits")?;
         if !(1..=MAX_BITS).contains(&bits) {
             return Err(Error::corrupt(format_args!(
@@ -107,29 +68,24 @@ impl<S: BuildHasher, Q: HashQuality> BloomFilter<S, Q> {
         }
         let mut table = crate::classic::allocate_bits(bits)?;
         u64_as_words(&words, table.as_mut_slice());
-        Ok(BloomFilter::from_parts(
-            table, hashes, sequence, hasher, quality,
-        ))
+        Ok(BloomFilter::from_parts(table, hashes, hasher))
     }
 }
 
-/// The bytes of a classic filter of hash quality `Q`, `bits` bits and
-/// `hashes` probes whose storage words are `words`:
-/// [`BloomFilter::to_bytes`], and
+/// The bytes of a classic filter of `bits` bits and `hashes` probes whose
+/// storage words are `words`: [`BloomFilter::to_bytes`], and
 /// [`AtomicBloomFilter::to_bytes`](crate::AtomicBloomFilter::to_bytes) of
 /// a snapshot of its words.
-pub(crate) fn classic_bytes<Q: HashQuality>(
-    hasher: &impl BuildHasher,
+pub(crate) fn classic_bytes(
+    hasher: &impl KeyHasher,
     bits: u64,
     hashes: u32,
-    sequence: ProbeSequence,
     words: &[usize],
 ) -> Vec<u8> {
-    let mut w = ByteWriter::with_flags(
+    let mut w = ByteWriter::new(
         FilterKind::Bloom,
         &HasherProbe::of(hasher),
         size_of_val(words) + 24,
-        sequence.header_flags() | Q::flags(),
     );
     w.u64(bits);
     w.u32(hashes);
@@ -137,7 +93,14 @@ pub(crate) fn classic_bytes<Q: HashQuality>(
     w.finish()
 }
 
-impl<S: BuildHasher> BlockedBloomFilter<S> {
+impl<S: KeyHasher> BlockedBloomFilter<S> {
+    /// The filter's bytes in the shared format (`docs/format-bloom.md`):
+    /// parameters, the hasher's probe, the blocks and a checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let lanes: Vec<u32> = self.block_slice().iter().flat_map(|b| b.0).collect();
+        blocked_bytes(self.hasher(), &lanes)
+    }
+
     /// As [`BlockedBloomFilter::from_bytes`], for a filter built with
     /// `hasher`.
     ///
@@ -145,38 +108,7 @@ impl<S: BuildHasher> BlockedBloomFilter<S> {
     ///
     /// As [`BlockedBloomFilter::from_bytes`].
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
-    }
-}
-
-impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
-    /// The filter's bytes in the shared format: parameters, the hasher's
-    /// probe, the blocks and a checksum. The header flags are
-    /// `FLAG_UNIFORM_HASHES` for
-    /// [`UniformHashes`](filter_core::UniformHashes), none otherwise.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let lanes: Vec<u32> = self.block_slice().iter().flat_map(|b| b.0).collect();
-        blocked_bytes::<Q>(self.hasher(), &lanes)
-    }
-
-    /// As [`BlockedBloomFilter::from_bytes_with_hasher`], for a filter of
-    /// hash quality `Q`: `from_bytes_with_quality(&bytes, hasher,
-    /// UniformHashes)` loads the bytes of a
-    /// `BlockedBloomFilter<_, UniformHashes>`.
-    ///
-    /// # Errors
-    ///
-    /// As [`BlockedBloomFilter::from_bytes`];
-    /// [`Error::HashQualityMismatch`] when the bytes were written by a
-    /// filter of the other hash quality (its keys sit in other blocks).
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, quality: Q) -> Result<Self, Error> {
-        let (mut r, flags) = ByteReader::open_with_flags(
-            bytes,
-            FilterKind::BlockedBloom,
-            &HasherProbe::of(&hasher),
-            FLAG_UNIFORM_HASHES,
-        )?;
-        Q::check_flags(flags)?;
+        let mut r = ByteReader::open(bytes, FilterKind::BlockedBloom, &HasherProbe::of(&hasher))?;
         let blocks = r.u64("blocks")?;
         if !(1..=MAX_BLOCKS).contains(&blocks) {
             return Err(Error::corrupt(format_args!(
@@ -205,20 +137,19 @@ impl<S: BuildHasher, Q: HashQuality> BlockedBloomFilter<S, Q> {
         for (block, chunk) in table.iter_mut().zip(lanes.chunks_exact(LANES)) {
             block.0.copy_from_slice(chunk);
         }
-        Ok(BlockedBloomFilter::from_parts(table, hasher, quality))
+        Ok(BlockedBloomFilter::from_parts(table, hasher))
     }
 }
 
-/// The bytes of a blocked filter of hash quality `Q` whose blocks' lanes,
-/// block by block, are `lanes`: [`BlockedBloomFilter::to_bytes`], and
+/// The bytes of a blocked filter whose blocks' lanes, block by block, are
+/// `lanes`: [`BlockedBloomFilter::to_bytes`], and
 /// [`AtomicBlockedBloomFilter::to_bytes`](crate::AtomicBlockedBloomFilter::to_bytes)
 /// of a snapshot of its blocks.
-pub(crate) fn blocked_bytes<Q: HashQuality>(hasher: &impl BuildHasher, lanes: &[u32]) -> Vec<u8> {
-    let mut w = ByteWriter::with_flags(
+pub(crate) fn blocked_bytes(hasher: &impl KeyHasher, lanes: &[u32]) -> Vec<u8> {
+    let mut w = ByteWriter::new(
         FilterKind::BlockedBloom,
         &HasherProbe::of(hasher),
         size_of_val(lanes) + 24,
-        Q::flags(),
     );
     w.u64((lanes.len() / LANES) as u64);
     w.u32(BLOCK_HASHES);
@@ -227,7 +158,7 @@ pub(crate) fn blocked_bytes<Q: HashQuality>(hasher: &impl BuildHasher, lanes: &[
 }
 
 /// Storage words (`usize`, 32 or 64 bits) as the format's u64 words.
-fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
+pub(crate) fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
     let count = bits.div_ceil(64) as usize;
     if usize::BITS == 64 {
         words.iter().take(count).map(|&w| w as u64).collect()
@@ -245,7 +176,7 @@ fn words_as_u64(words: &[usize], bits: u64) -> Vec<u64> {
 
 /// The format's u64 words into storage words (`storage` is zeroed and sized
 /// for the same bit count).
-fn u64_as_words(words: &[u64], storage: &mut [usize]) {
+pub(crate) fn u64_as_words(words: &[u64], storage: &mut [usize]) {
     for (i, s) in storage.iter_mut().enumerate() {
         let bit = i * usize::BITS as usize;
         if let Some(&w) = words.get(bit / 64) {

@@ -18,8 +18,6 @@
 
 #![allow(unsafe_code)]
 
-use filter_core::HashQuality;
-
 use crate::atomic_blocked::{self, AtomicBlock};
 use crate::block::{Block, Probe};
 
@@ -61,8 +59,6 @@ pub(crate) mod avx2 {
 
     use std::sync::atomic::Ordering;
 
-    use filter_core::HashQuality;
-
     use crate::atomic_blocked::{self, AtomicBlock, BLOCK_WORDS};
     use crate::block::{Block, Probe, SALT};
 
@@ -95,9 +91,9 @@ pub(crate) mod avx2 {
         }
     }
 
-    /// Whether the key with raw hash `hash` may be in `blocks`.
+    /// Whether the key with mixed hash `hash` may be in `blocks`.
     ///
-    /// The whole lookup (mixing, block choice, masks, test) lives in this one
+    /// The whole lookup (block choice, masks, test) lives in this one
     /// AVX2 function: a call from code compiled without AVX2 cannot be
     /// inlined, and splitting the lookup around that call measured slower
     /// than keeping it inside.
@@ -107,8 +103,8 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn contains<Q: HashQuality>(blocks: &[Block], hash: u64) -> bool {
-        let probe = Probe::new::<Q>(hash, blocks.len());
+    pub(crate) unsafe fn contains(blocks: &[Block], hash: u64) -> bool {
+        let probe = Probe::new(hash, blocks.len());
         // SAFETY: the caller guarantees AVX2. `probe.block = reduce(_, len)`
         // is below `len`, so the block is in bounds; `Block` is 32 bytes
         // aligned to 32, as `_mm256_load_si256` requires.
@@ -119,7 +115,7 @@ pub(crate) mod avx2 {
         }
     }
 
-    /// Adds the key with raw hash `hash` to `blocks`; returns `true` if any
+    /// Adds the key with mixed hash `hash` to `blocks`; returns `true` if any
     /// of its bits was unset before.
     ///
     /// # Safety
@@ -127,8 +123,8 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn insert<Q: HashQuality>(blocks: &mut [Block], hash: u64) -> bool {
-        let probe = Probe::new::<Q>(hash, blocks.len());
+    pub(crate) unsafe fn insert(blocks: &mut [Block], hash: u64) -> bool {
+        let probe = Probe::new(hash, blocks.len());
         let block = blocks[probe.block].0.as_mut_ptr().cast::<__m256i>();
         // SAFETY: as in `contains`; the block is borrowed mutably, so nothing
         // else reads or writes it meanwhile.
@@ -158,7 +154,7 @@ pub(crate) mod avx2 {
         unsafe { _mm256_setr_epi64x(word(0), word(1), word(2), word(3)) }
     }
 
-    /// The atomic block of raw hash `hash` in `blocks`, and the key's lane
+    /// The atomic block of mixed hash `hash` in `blocks`, and the key's lane
     /// masks as one vector. On x86-64 a storage word holds two lanes, the
     /// lower-numbered in its low half, so the masks' eight 32-bit lanes,
     /// read as four 64-bit ones, are already the four words' masks.
@@ -168,35 +164,29 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn atomic_probe<Q: HashQuality>(
-        blocks: &[AtomicBlock],
-        hash: u64,
-    ) -> (&AtomicBlock, __m256i) {
-        let probe = Probe::new::<Q>(hash, blocks.len());
+    unsafe fn atomic_probe(blocks: &[AtomicBlock], hash: u64) -> (&AtomicBlock, __m256i) {
+        let probe = Probe::new(hash, blocks.len());
         // SAFETY: `probe.block = reduce(_, len)` is below `len`; the
         // caller guarantees AVX2.
         unsafe { (blocks.get_unchecked(probe.block), masks(probe.lanes)) }
     }
 
-    /// Whether the key with raw hash `hash` may be in the atomic `blocks`.
+    /// Whether the key with mixed hash `hash` may be in the atomic `blocks`.
     ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn atomic_contains<Q: HashQuality>(
-        blocks: &[AtomicBlock],
-        hash: u64,
-    ) -> bool {
+    pub(crate) unsafe fn atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let (block, mask) = atomic_probe::<Q>(blocks, hash);
+            let (block, mask) = atomic_probe(blocks, hash);
             _mm256_testc_si256(load_atomic(block), mask) == 1
         }
     }
 
-    /// Adds the key with raw hash `hash` to the atomic `blocks`; `true` if
+    /// Adds the key with mixed hash `hash` to the atomic `blocks`; `true` if
     /// any of its bits was unset before. Writes nothing when all were set
     /// ([`set_missing`](atomic_blocked::set_missing) says why).
     ///
@@ -205,12 +195,12 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn atomic_insert<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
+    pub(crate) unsafe fn atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
         // SAFETY: the caller guarantees AVX2; `__m256i` and `[usize; 4]`
         // are both 32 bytes of plain integers on x86-64, where usize is 64
         // bits, so every bit pattern of one is a valid value of the other.
         unsafe {
-            let (block, mask) = atomic_probe::<Q>(blocks, hash);
+            let (block, mask) = atomic_probe(blocks, hash);
             if _mm256_testc_si256(load_atomic(block), mask) == 1 {
                 return false;
             }
@@ -226,107 +216,93 @@ pub(crate) mod avx2 {
 /// five registers even on the AVX2 path.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_contains<Q: HashQuality>(blocks: &[Block], hash: u64) -> bool {
-    let probe = Probe::new::<Q>(hash, blocks.len());
+fn portable_contains(blocks: &[Block], hash: u64) -> bool {
+    let probe = Probe::new(hash, blocks.len());
     blocks[probe.block].contains(probe.lanes)
 }
 
 /// The portable insert; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_insert<Q: HashQuality>(blocks: &mut [Block], hash: u64) -> bool {
-    let probe = Probe::new::<Q>(hash, blocks.len());
+fn portable_insert(blocks: &mut [Block], hash: u64) -> bool {
+    let probe = Probe::new(hash, blocks.len());
     blocks[probe.block].insert(probe.lanes)
 }
 
 /// The portable atomic lookup; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_atomic_contains<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
-    let (block, lanes) = atomic_blocked::locate::<Q>(blocks, hash);
+fn portable_atomic_contains(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate(blocks, hash);
     atomic_blocked::block_contains(block, lanes)
 }
 
 /// The portable atomic insert; out of line for the same reason.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn portable_atomic_insert<Q: HashQuality>(blocks: &[AtomicBlock], hash: u64) -> bool {
-    let (block, lanes) = atomic_blocked::locate::<Q>(blocks, hash);
+fn portable_atomic_insert(blocks: &[AtomicBlock], hash: u64) -> bool {
+    let (block, lanes) = atomic_blocked::locate(blocks, hash);
     atomic_blocked::block_insert(block, lanes)
 }
 
-/// Whether the key with raw hash `hash` may be in the atomic `blocks`, by
+/// Whether the key with mixed hash `hash` may be in the atomic `blocks`, by
 /// `kernel`.
 #[inline(always)]
-pub(crate) fn atomic_contains<Q: HashQuality>(
-    kernel: Kernel,
-    blocks: &[AtomicBlock],
-    hash: u64,
-) -> bool {
+pub(crate) fn atomic_contains(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_atomic_contains::<Q>(blocks, hash),
+        Kernel::Portable => portable_atomic_contains(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::atomic_contains::<Q>(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::atomic_contains(blocks, hash) },
     }
 }
 
-/// Adds the key with raw hash `hash` to the atomic `blocks` by `kernel`;
+/// Adds the key with mixed hash `hash` to the atomic `blocks` by `kernel`;
 /// `true` if any of its bits was unset before.
 #[inline(always)]
-pub(crate) fn atomic_insert<Q: HashQuality>(
-    kernel: Kernel,
-    blocks: &[AtomicBlock],
-    hash: u64,
-) -> bool {
+pub(crate) fn atomic_insert(kernel: Kernel, blocks: &[AtomicBlock], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_atomic_insert::<Q>(blocks, hash),
+        Kernel::Portable => portable_atomic_insert(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::atomic_insert::<Q>(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::atomic_insert(blocks, hash) },
     }
 }
 
-/// Whether the key with raw hash `hash` may be in `blocks`, by `kernel`.
+/// Whether the key with mixed hash `hash` may be in `blocks`, by `kernel`.
 #[inline(always)]
-pub(crate) fn contains<Q: HashQuality>(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
+pub(crate) fn contains(kernel: Kernel, blocks: &[Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_contains::<Q>(blocks, hash),
+        Kernel::Portable => portable_contains(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is only constructed by `Kernel::detect`
         // after `is_x86_feature_detected!("avx2")` returned true.
-        Kernel::Avx2 => unsafe { avx2::contains::<Q>(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::contains(blocks, hash) },
     }
 }
 
-/// Adds the key with raw hash `hash` to `blocks` by `kernel`; `true` if any
+/// Adds the key with mixed hash `hash` to `blocks` by `kernel`; `true` if any
 /// of its bits was unset before.
 #[inline(always)]
-pub(crate) fn insert<Q: HashQuality>(kernel: Kernel, blocks: &mut [Block], hash: u64) -> bool {
+pub(crate) fn insert(kernel: Kernel, blocks: &mut [Block], hash: u64) -> bool {
     match kernel {
-        Kernel::Portable => portable_insert::<Q>(blocks, hash),
+        Kernel::Portable => portable_insert(blocks, hash),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `contains`.
-        Kernel::Avx2 => unsafe { avx2::insert::<Q>(blocks, hash) },
+        Kernel::Avx2 => unsafe { avx2::insert(blocks, hash) },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use filter_core::{AnyHashes, UniformHashes, mix64};
+    use filter_core::mix64;
 
     /// Both kernels set and test the same bits, so filters (and their bytes)
-    /// do not depend on the CPU they were built on, under either hash
-    /// quality (a uniform filter given structured hashes is slow to fill
-    /// evenly, but must still agree with itself).
+    /// do not depend on the CPU they were built on (structured hashes fill
+    /// a table unevenly, but both kernels must still agree).
     #[test]
     fn kernels_agree() {
-        kernels_agree_for::<AnyHashes>();
-        kernels_agree_for::<UniformHashes>();
-    }
-
-    fn kernels_agree_for<Q: HashQuality>() {
         let kernel = Kernel::detect();
         if kernel == Kernel::Portable {
             return; // nothing to compare on this CPU
@@ -352,13 +328,10 @@ mod tests {
             };
             for i in 0..2_000u64 {
                 let h = structured(i);
-                let new = insert::<Q>(kernel, &mut fast, h);
-                assert_eq!(new, insert::<Q>(Kernel::Portable, &mut portable, h));
-                assert_eq!(new, atomic_insert::<Q>(kernel, &fast_atomic, h));
-                assert_eq!(
-                    new,
-                    atomic_insert::<Q>(Kernel::Portable, &portable_atomic, h)
-                );
+                let new = insert(kernel, &mut fast, h);
+                assert_eq!(new, insert(Kernel::Portable, &mut portable, h));
+                assert_eq!(new, atomic_insert(kernel, &fast_atomic, h));
+                assert_eq!(new, atomic_insert(Kernel::Portable, &portable_atomic, h));
                 assert_eq!(fast, portable, "{len} blocks, after insert {i}");
                 assert_eq!(blocks(&fast_atomic), fast, "{len} blocks, insert {i}");
                 assert_eq!(blocks(&portable_atomic), fast, "{len} blocks, insert {i}");
@@ -366,12 +339,11 @@ mod tests {
                     // Partly filled tables, where the answers vary.
                     for j in 0..200u64 {
                         let q = structured(j ^ 0xDEAD_BEEF);
-                        let found = contains::<Q>(kernel, &fast, q);
+                        let found = contains(kernel, &fast, q);
                         let at = format!("{len} blocks, {i} inserts, query {q:#x}");
-                        assert_eq!(found, contains::<Q>(Kernel::Portable, &portable, q), "{at}");
-                        assert_eq!(found, atomic_contains::<Q>(kernel, &fast_atomic, q), "{at}");
-                        let portable_found =
-                            atomic_contains::<Q>(Kernel::Portable, &portable_atomic, q);
+                        assert_eq!(found, contains(Kernel::Portable, &portable, q), "{at}");
+                        assert_eq!(found, atomic_contains(kernel, &fast_atomic, q), "{at}");
+                        let portable_found = atomic_contains(Kernel::Portable, &portable_atomic, q);
                         assert_eq!(found, portable_found, "{at}");
                     }
                 }

@@ -57,7 +57,6 @@ fn threads_build_the_filter_one_thread_builds() {
         let shared = inserted_by_threads(new(), n, |f, k| f.insert(&k));
         let alone = BloomFilter::with_fpr(n as usize, fpr).unwrap();
         let alone = inserted_alone(alone, n, |f, k| f.insert(&k));
-        assert_eq!(shared.probe_sequence(), alone.probe_sequence(), "n {n}");
         assert_eq!(shared.to_bytes(), alone.to_bytes(), "n {n}");
         assert_eq!(BloomFilter::from(shared), alone, "n {n}");
     }
@@ -200,8 +199,8 @@ fn converts_both_ways_and_shares_the_byte_format_blocked() {
     let atomic = AtomicBlockedBloomFilter::from(blocked.clone());
     assert_eq!(atomic.memory_bytes(), blocked.memory_bytes());
     assert_eq!(
-        (atomic.bits(), atomic.hashes(), atomic.blocks()),
-        (blocked.bits(), blocked.hashes(), blocked.blocks())
+        (atomic.bits(), atomic.blocks()),
+        (blocked.bits(), blocked.blocks())
     );
     assert_eq!(atomic.to_bytes(), blocked.to_bytes());
     assert_eq!(atomic.to_blocked_bloom_filter(), blocked);
@@ -227,12 +226,12 @@ fn clear_forgets_every_key() {
     let mut classic = AtomicBloomFilter::with_fpr(1000, 0.01).unwrap();
     (0..1000u64).for_each(|k| classic.insert(&k));
     classic.clear();
-    assert_eq!(classic.to_bloom_filter().ones(), 0);
+    assert_eq!(classic.to_bloom_filter().estimated_len(), 0);
     assert!(!classic.contains(&1u64));
     let mut blocked = AtomicBlockedBloomFilter::with_fpr(1000, 0.01).unwrap();
     (0..1000u64).for_each(|k| blocked.insert(&k));
     blocked.clear();
-    assert_eq!(blocked.to_blocked_bloom_filter().ones(), 0);
+    assert_eq!(blocked.to_blocked_bloom_filter().estimated_len(), 0);
     assert!(!blocked.contains(&1u64));
 }
 

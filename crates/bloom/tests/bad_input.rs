@@ -1,8 +1,8 @@
 //! Every bad parameter is an `Err` naming it; every damaged byte string is
 //! refused.
 
-use bloom::{BlockedBloomFilter, BloomFilter, DefaultHashBuilder, Error};
-use filter_core::format::{CHECKSUM_BYTES, FLAG_UNIFORM_HASHES, HEADER_BYTES, reseal};
+use bloom::{BlockedBloomFilter, BloomFilter, Error, PortableHasher};
+use filter_core::format::{CHECKSUM_BYTES, HEADER_BYTES, reseal};
 use filter_core::testing::{BAD_RATES, header, keys};
 
 fn name_of(e: &Error) -> &'static str {
@@ -64,9 +64,8 @@ fn zero_items_and_overflowing_sizes_are_errors() {
 
 #[test]
 fn rates_too_small_for_the_hash_limit_name_fpr() {
-    // Regression: a subnormal rate such as 1e-310 needs 1030 hashes, past
-    // `MAX_HASHES`, and `with_fpr` refused it as "hashes must be in
-    // 1..=1024, got 1030", naming a parameter the caller never passed.
+    // A subnormal rate such as 1e-310 needs 1030 hashes, past `MAX_HASHES`:
+    // the error names `fpr`, the parameter the caller passed, not `hashes`.
     for p in [1e-310, f64::from_bits(1)] {
         let err = BloomFilter::with_fpr(3, p).unwrap_err();
         assert_eq!(name_of(&err), "fpr", "{p}: {err}");
@@ -86,10 +85,9 @@ fn rates_too_small_for_the_hash_limit_name_fpr() {
 
 #[test]
 fn blocked_rates_below_one_block_per_key_name_fpr() {
-    // Regression: at 10^-20 the Poisson model asks for 10^8 blocks per key,
-    // and `with_fpr(1, 1e-20)` allocated 2.9 GB without complaint, while
-    // `with_fpr(1000, 1e-20)` failed to allocate and blamed
-    // `expected_items`. Rates below `MIN_FPR` are now refused by name.
+    // At 10^-20 the Poisson model asks for 10^8 blocks per key (2.9 GB for
+    // one key): rates below `MIN_FPR` are refused by name rather than
+    // allocated, or blamed on `expected_items`.
     for (n, p) in [(1, 1e-20), (1000, 1e-20), (1_000_000, 1e-9)] {
         let err = BlockedBloomFilter::with_fpr(n, p).unwrap_err();
         assert_eq!(name_of(&err), "fpr", "{n} {p}: {err}");
@@ -121,10 +119,10 @@ fn blocked_rates_below_one_block_per_key_name_fpr() {
 // filter.
 #[cfg(target_pointer_width = "64")]
 fn blocked_sizing_near_rate_one_is_prompt() {
-    // Regression: a rate just below 1 gives a classic size of a few bits,
-    // and the blocked search began there with every key in one block,
-    // summing a Poisson series as long as the key count: this call ran for
-    // hours (10^8 keys at 1 − 10^−8 took 15 s) before its error.
+    // A rate just below 1 gives a classic size of a few bits; a blocked
+    // search starting there with every key in one block would sum a
+    // Poisson series as long as the key count. The call must return its
+    // error promptly.
     let err = BlockedBloomFilter::with_fpr(usize::MAX / 4, 1.0 - 1e-16).unwrap_err();
     assert_eq!(name_of(&err), "fpr", "{err}");
 }
@@ -133,10 +131,8 @@ fn blocked_sizing_near_rate_one_is_prompt() {
 // Its sizes are past a 32-bit `usize`, where the address space refuses them first.
 #[cfg(target_pointer_width = "64")]
 fn unallocatable_sizes_name_expected_items() {
-    // Regression: 5·10^12 keys at 1 % fit under the 2^46-bit limit but not
-    // in memory, and `with_fpr` reported "bits must be small enough to
-    // allocate", naming a parameter the caller never passed; the blocked
-    // filter named `fpr`, its sizing giving up below the limit. Run only
+    // 5·10^12 keys at 1 % fit under the 2^46-bit limit but not in memory:
+    // the error names the parameter the caller passed, not the bits. Run only
     // where the kernel refuses a 6 TB request outright (overcommit modes 0
     // and 2): where it overcommits, the request could be granted and then
     // written.
@@ -153,10 +149,10 @@ fn unallocatable_sizes_name_expected_items() {
         name_of(&BlockedBloomFilter::with_fpr(n, 0.01).unwrap_err()),
         "expected_items"
     );
-    // Explicit shapes: the blocked filter named `blocks` for a bit count.
+    // Explicit shapes name their own parameter.
     assert_eq!(
-        name_of(&BlockedBloomFilter::with_bits(1 << 46, 8).unwrap_err()),
-        "bits"
+        name_of(&BlockedBloomFilter::with_blocks(1 << 38).unwrap_err()),
+        "blocks"
     );
     assert_eq!(
         name_of(&BloomFilter::with_bits(1 << 46, 8).unwrap_err()),
@@ -187,22 +183,6 @@ fn bad_explicit_shapes_are_errors() {
     assert!(BloomFilter::with_bits(1000, bloom::MAX_HASHES).is_ok());
 
     assert_eq!(
-        name_of(&BlockedBloomFilter::with_bits(0, 8).unwrap_err()),
-        "bits"
-    );
-    assert_eq!(
-        name_of(&BlockedBloomFilter::with_bits(1000, 8).unwrap_err()),
-        "bits"
-    );
-    assert_eq!(
-        name_of(&BlockedBloomFilter::with_bits(u64::MAX, 8).unwrap_err()),
-        "bits"
-    );
-    assert_eq!(
-        name_of(&BlockedBloomFilter::with_bits(1024, 7).unwrap_err()),
-        "hashes"
-    );
-    assert_eq!(
         name_of(&BlockedBloomFilter::with_blocks(0).unwrap_err()),
         "blocks"
     );
@@ -210,11 +190,11 @@ fn bad_explicit_shapes_are_errors() {
         name_of(&BlockedBloomFilter::with_blocks(u64::MAX).unwrap_err()),
         "blocks"
     );
-    let msg = BlockedBloomFilter::with_bits(1000, 8)
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("multiple of 256"), "{msg}");
-    assert_eq!(BlockedBloomFilter::with_bits(512, 8).unwrap().blocks(), 2);
+    assert_eq!(
+        name_of(&BlockedBloomFilter::with_blocks(bloom::MAX_BLOCKS + 1).unwrap_err()),
+        "blocks"
+    );
+    assert_eq!(BlockedBloomFilter::with_blocks(2).unwrap().bits(), 512);
 }
 
 fn classic_bytes() -> Vec<u8> {
@@ -444,11 +424,34 @@ fn resealed_lies_in_blocked_fields_are_refused() {
 #[test]
 fn wrong_kind_and_wrong_hasher_are_refused() {
     let (c, b) = (classic_bytes(), blocked_bytes());
-    assert!(corrupt_reason(BloomFilter::from_bytes(&b)).contains("expected a Bloom filter"));
-    assert!(corrupt_reason(BlockedBloomFilter::from_bytes(&c)).contains("expected a BlockedBloom"));
-    let other = DefaultHashBuilder::with_seed(9);
     assert_eq!(
-        BloomFilter::from_bytes_with_hasher(&c, other.clone()).unwrap_err(),
+        BloomFilter::from_bytes(&b).unwrap_err(),
+        Error::WrongKind {
+            expected: "BloomFilter",
+            found: "BlockedBloomFilter"
+        }
+    );
+    assert_eq!(
+        BlockedBloomFilter::from_bytes(&c).unwrap_err(),
+        Error::WrongKind {
+            expected: "BlockedBloomFilter",
+            found: "BloomFilter"
+        }
+    );
+    let message = BloomFilter::from_bytes(&b).unwrap_err().to_string();
+    assert!(message.contains("hold a BlockedBloomFilter"), "{message}");
+    // The atomic twins read the same kinds.
+    assert!(matches!(
+        bloom::AtomicBloomFilter::from_bytes(&b),
+        Err(Error::WrongKind { .. })
+    ));
+    assert!(matches!(
+        bloom::AtomicBlockedBloomFilter::from_bytes(&c),
+        Err(Error::WrongKind { .. })
+    ));
+    let other = PortableHasher::with_seed(9);
+    assert_eq!(
+        BloomFilter::from_bytes_with_hasher(&c, other).unwrap_err(),
         Error::HasherMismatch
     );
     assert_eq!(
@@ -460,63 +463,20 @@ fn wrong_kind_and_wrong_hasher_are_refused() {
 }
 
 #[test]
-fn resealed_header_flags_load_only_the_probe_bits_on_the_classic_filter() {
-    // Every flag bit set in turn, resealed past the checksum: the blocked
-    // filter knows only bit 5 (FLAG_UNIFORM_HASHES) and refuses the other
-    // fifteen; the classic filter knows bit 0 (FLAG_CUBIC_PROBES), bit 2
-    // (FLAG_HASHED_PROBES), bit 3 (FLAG_FOLDED_PROBES) and bit 5, and
-    // refuses the other twelve. Bit 5 on bytes of the default hash quality
-    // is refused as a quality mismatch, not loaded. A classic filter loaded
-    // with one of its sequence bits set is read with that sequence and
-    // must then work as any other; any two at once name two sequences and
-    // are refused.
-    use bloom::ProbeSequence;
-    let mut classic = BloomFilter::with_bits(100_000, 3).unwrap();
-    keys::members(1, 60).iter().for_each(|k| classic.insert(k));
-    assert_eq!(classic.probe_sequence(), ProbeSequence::Folded);
-    for (bytes, is_classic) in [(classic.to_bytes(), true), (blocked_bytes(), false)] {
+fn resealed_header_flags_are_refused() {
+    // Format 1.0 reserves the flags: any bit set, resealed past the
+    // checksum, is refused by both filters.
+    for bytes in [classic_bytes(), blocked_bytes()] {
         for bit in 0..16 {
             let flagged = header::with_flags(&bytes, 1 << bit);
-            let known = ProbeSequence::ALL
-                .into_iter()
-                .find(|s| s.header_flags() == 1 << bit);
-            if let (true, Some(sequence)) = (is_classic, known) {
-                let mut f = BloomFilter::from_bytes(&flagged).unwrap();
-                assert_eq!(f.probe_sequence(), sequence);
-                assert_eq!(f.to_bytes(), flagged);
-                let members = keys::members(2, 200);
-                members.iter().for_each(|k| f.insert(k));
-                assert!(members.iter().all(|k| f.contains(k)));
-                continue;
-            }
-            let err = if is_classic {
-                BloomFilter::from_bytes(&flagged).map(drop).unwrap_err()
-            } else {
-                BlockedBloomFilter::from_bytes(&flagged)
-                    .map(drop)
-                    .unwrap_err()
-            };
-            if 1 << bit == FLAG_UNIFORM_HASHES {
-                assert_eq!(
-                    err,
-                    Error::HashQualityMismatch {
-                        stored: "UniformHashes",
-                        expected: "AnyHashes"
-                    },
-                    "classic {is_classic}"
+            let classic = BloomFilter::from_bytes(&flagged).map(drop);
+            let blocked = BlockedBloomFilter::from_bytes(&flagged).map(drop);
+            for err in [classic.unwrap_err(), blocked.unwrap_err()] {
+                assert!(
+                    matches!(err, Error::Corrupt { .. } | Error::WrongKind { .. }),
+                    "bit {bit}: {err}"
                 );
-                continue;
             }
-            assert!(
-                err.to_string().contains("unknown flags"),
-                "bit {bit}, classic {is_classic}: {err}"
-            );
         }
     }
-    let both = header::with_flags(&classic.to_bytes(), ProbeSequence::HEADER_FLAGS);
-    let err = BloomFilter::from_bytes(&both).map(drop).unwrap_err();
-    assert!(
-        err.to_string().contains("name two probe sequences"),
-        "{err}"
-    );
 }

@@ -2,7 +2,7 @@
 //! batched inserts leave exactly the filter one-by-one inserts leave, for
 //! tables below and above the prefetching threshold.
 
-use bloom::{BlockedBloomFilter, BloomFilter};
+use bloom::{BatchContains, BatchInsert, BlockedBloomFilter, BloomFilter};
 use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
@@ -105,16 +105,18 @@ fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
         }
 
         let mut classic_batched = BloomFilter::with_fpr(capacity, 0.01).unwrap();
-        classic_batched.insert_batch(&inserted);
+        classic_batched.insert_batch(&inserted).unwrap();
         classic_batched.extend(strings.iter().map(String::as_str));
-        classic_batched.insert_hash_batch(hashes.iter().copied());
+        classic_batched
+            .insert_hash_batch(hashes.iter().copied())
+            .unwrap();
         // Same bits, whatever order the three kinds of keys went in.
         assert!(classic_batched == classic, "BloomFilter, {n} keys");
 
         let mut blocked_batched = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        blocked_batched.insert_batch(&inserted);
+        blocked_batched.insert_batch(&inserted).unwrap();
         blocked_batched.extend(strings.iter().map(String::as_str));
-        blocked_batched.insert_hash_batch(hashes);
+        blocked_batched.insert_hash_batch(hashes).unwrap();
         assert!(blocked_batched == blocked, "BlockedBloomFilter, {n} keys");
         assert!(
             inserted.iter().all(|k| blocked_batched.contains(k)),
@@ -136,8 +138,8 @@ quickcheck! {
         }
         let mut classic_batched = BloomFilter::with_fpr(capacity, 0.01).unwrap();
         let mut blocked_batched = BlockedBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        classic_batched.insert_batch(&inserted);
-        blocked_batched.insert_batch(&inserted);
+        classic_batched.insert_batch(&inserted).unwrap();
+        blocked_batched.insert_batch(&inserted).unwrap();
         classic_batched == classic && blocked_batched == blocked
     }
 }

@@ -4,12 +4,9 @@
 //!
 //! A block is one cache line: eight `u64` words of sixteen 4-bit counters
 //! (counter `c` of a word is bits `4c .. 4c + 4`, as in the classic table).
-//! A key's raw hash gives two mixed words x and y (see [`PairMix`]): in
-//! filters built since format 1.5, x = `folded_product(hash)` and
-//! y = `folded_product(hash ⊕ φ)` (φ = `0x9E3779B97F4A7C15`), two
-//! independent 64 × 64 → 128-bit products, each folded to 64 bits (in
-//! filters of [`UniformHashes`](filter_core::UniformHashes), x = hash itself,
-//! see `uniform.rs`):
+//! A key's mixed hash m gives two words ([`words`]): x = m itself and
+//! y = `folded_product(m ⊕ φ)` (φ = `0x9E3779B97F4A7C15`), a 64 × 64 →
+//! 128-bit product folded to 64 bits:
 //!
 //! - the **first half** of the key, ⌈k/2⌉ counters, lies in block
 //!   `reduce(x, blocks)` and takes its counters from y;
@@ -37,75 +34,35 @@
 //! uniformly random word sets, which would need a table lookup on the hot
 //! path. The set is a shift and a rotate of a per-filter constant.
 //!
+//! Why x is the mixed hash itself: the first block's load then waits on
+//! nothing but `reduce`. Why y is a product and not more bits of m: 64 bits
+//! cannot hold two blocks and two 37-bit counter choices apart, so a y made
+//! of m's own bits reuses bits of x. With y = m ⊕ (m << 32), say, both
+//! halves name the same counters in each word, and whenever the two halves
+//! share a block (one key in B, and B is small in small filters) a key has
+//! only half its counters: small sets then exceed their target rate. The
+//! folded product spreads every bit of m in one multiply, so the second
+//! half's block and the first half's counters are independent of the bits
+//! of x that choose the first block and the second half's counters.
+//!
 //! The two blocks can coincide (probability 1/blocks); the two halves may then
 //! touch the same counter. Every operation walks the same k (block, word,
 //! shift) slots in the same order, so a counter touched twice by one key is
 //! incremented twice and decremented twice, and nothing else changes.
 
 use filter_core::probes::folded_product;
-use filter_core::{HashQuality, mix64, reduce};
+use filter_core::reduce;
 
 use crate::counters::MAX_COUNT;
-use crate::uniform;
 
 /// Words per block.
 pub(crate) const BLOCK_WORDS: usize = 8;
 /// Counters per block: 8 words of 16.
 pub(crate) const BLOCK_COUNTERS: u64 = 128;
 
-/// What sets the second word's input apart from the first's: the golden
-/// gamma, added ([`PairMix::SplitMix`]) or xored ([`PairMix::Folded`]).
+/// Xored into the mixed hash before the second word's product, so that
+/// the two words differ: the golden gamma.
 pub(crate) const SECOND: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// How a key's raw hash becomes its two words x and y. Set by the format
-/// version: new filters use [`Folded`](Self::Folded); bytes without
-/// `FLAG_FOLDED_PAIR` (format 1.4 and earlier) load as
-/// [`SplitMix`](Self::SplitMix), the counters they were built with.
-///
-/// Why the change: x and y are on the path to both loads of every
-/// operation. Two `mix64`s are two chains of two multiplies each; two
-/// folded products are two independent multiplies, and the AVX2 lookup
-/// drops from 76 instructions to 67 (`blocked_simd.rs`), which decides how
-/// many lookups the CPU keeps in flight. Measured with `cargo xtask compare
-/// --n 1M,10M --fpr 0.01,0.001 --filters BlockedCounting`, three runs of
-/// each build alternating, medians at p = 1 %: at 1M keys lookups took
-/// 7.7 ns against 8.1, inserts 12.3 against 13.1 and removes 12.6 against
-/// 13.5; at 10M keys (a 49 MB table, in DRAM) lookups 45.5 against 46.5,
-/// within the noise, and removes 63 against 83 (65 against 86 at 0.1 %).
-///
-/// And the old pair had a flaw: for keys hashed by a multiply with the
-/// golden ratio (Fibonacci hashing), `hash + φ` is the next key's hash, so
-/// one key's y is the next key's x: the block that takes a key's second
-/// half always takes the next key's first half too, so the blocks' loads
-/// clump, and the rate rises. Over 78 shapes of structured ids (200,000 members; shifts, xors,
-/// multiplies, byte and bit reversals), the worst rate was 1.31× the
-/// target at 0.1 % for ids times φ with `SplitMix` (1.06× at 1 %); with
-/// `Folded` that shape measured 1.02×, the worst of all 1.06×, and the
-/// mean 1.00× at both rates. A seeded test checks such shapes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PairMix {
-    /// x = `mix64(hash)`, y = `mix64(hash + φ)`: two successive SplitMix64
-    /// outputs. Format 1.0 to 1.4.
-    SplitMix,
-    /// x = `folded_product(hash)`, y = `folded_product(hash ⊕ φ)`. Format
-    /// 1.5; every new filter.
-    Folded,
-}
-
-impl PairMix {
-    /// [`Folded`](Self::Folded) if `folded`, else
-    /// [`SplitMix`](Self::SplitMix): for kernels compiled once per mix, with
-    /// `folded` a constant, so that no operation branches on the mix.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    #[inline(always)]
-    pub(crate) const fn folded_if(folded: bool) -> Self {
-        if folded {
-            PairMix::Folded
-        } else {
-            PairMix::SplitMix
-        }
-    }
-}
 
 /// The strides of a half's word set: odd, so that j ≤ 8 steps never revisit
 /// a word.
@@ -191,12 +148,10 @@ impl Half {
     }
 }
 
-/// What a filter derives once from its hash count and its [`PairMix`],
-/// for the two halves of every key.
+/// What a filter derives once from its hash count, for the two halves of
+/// every key.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HalfPatterns {
-    /// How keys' hashes become their two words.
-    pub(crate) mix: PairMix,
     /// The [`stride_patterns`] of the first and the second half.
     pub(crate) words: [u32; 2],
     /// The same word sets as lanes, for the AVX2 kernels.
@@ -208,11 +163,10 @@ pub(crate) struct HalfPatterns {
 pub(crate) type Rows = [&'static [Block; WINDOWS]; 2];
 
 /// The [`HalfPatterns`] of a key with `hashes` (≤ 16) counters, ⌈k/2⌉ in
-/// the first half and ⌊k/2⌋ in the second, whose words come from `mix`.
-pub(crate) fn half_patterns(hashes: u32, mix: PairMix) -> HalfPatterns {
+/// the first half and ⌊k/2⌋ in the second.
+pub(crate) fn half_patterns(hashes: u32) -> HalfPatterns {
     let lens = [hashes.div_ceil(2), hashes / 2];
     HalfPatterns {
-        mix,
         words: lens.map(stride_patterns),
         unused: lens.map(|len| &UNUSED_LANES[len as usize]),
     }
@@ -260,41 +214,19 @@ pub(crate) const fn window(bits: u64) -> usize {
     ((bits >> 32) & 31) as usize
 }
 
-/// The two mixed words of the key with raw hash `hash` under `mix`: x
-/// (the first half's block, the second half's counters) and y (the second
-/// half's block, the first half's counters).
+/// The two words of the key whose mixed hash is `mixed`: x (the first
+/// half's block, the second half's counters) and y (the second half's
+/// block, the first half's counters).
 #[inline(always)]
-pub(crate) fn mixed(hash: u64, mix: PairMix) -> (u64, u64) {
-    match mix {
-        PairMix::Folded => (folded_product(hash), folded_product(hash ^ SECOND)),
-        PairMix::SplitMix => (mix64(hash), mix64(hash.wrapping_add(SECOND))),
-    }
+pub(crate) const fn words(mixed: u64) -> (u64, u64) {
+    (mixed, folded_product(mixed ^ SECOND))
 }
 
-/// The two words of the key with raw hash `hash` in a filter of hash
-/// quality `Q`: [`mixed`] by `mix` for the default, the hash as it is for
-/// [`UniformHashes`](filter_core::UniformHashes) (`uniform.rs` says how and
-/// why; `mix` is then unused). A test of a constant, so each quality
-/// compiles to its own arm alone.
+/// The two halves of the key whose mixed hash is `mixed`, in a table of
+/// `blocks` blocks whose halves have [`half_patterns`] `patterns`.
 #[inline(always)]
-pub(crate) fn words<Q: HashQuality>(hash: u64, mix: PairMix) -> (u64, u64) {
-    if Q::UNIFORM {
-        uniform::pair(hash)
-    } else {
-        mixed(hash, mix)
-    }
-}
-
-/// The two halves of the key with raw hash `hash`, in a table of `blocks`
-/// blocks whose halves have [`half_patterns`] `patterns`, in a filter of
-/// hash quality `Q`.
-#[inline(always)]
-pub(crate) fn halves<Q: HashQuality>(
-    hash: u64,
-    blocks: usize,
-    patterns: HalfPatterns,
-) -> [Half; 2] {
-    let (x, y) = words::<Q>(hash, patterns.mix);
+pub(crate) fn halves(mixed: u64, blocks: usize, patterns: HalfPatterns) -> [Half; 2] {
+    let (x, y) = words(mixed);
     [
         Half {
             block: reduce(x, blocks),
@@ -322,33 +254,20 @@ pub(crate) fn slots(halves: [Half; 2]) -> impl Iterator<Item = (usize, usize, u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use filter_core::AnyHashes;
+    use filter_core::mix64;
 
     #[test]
-    fn both_pairs_are_pinned() {
+    fn the_pair_is_pinned() {
         // The words are part of the byte format (docs/format-counting-bloom.md):
         // these values were computed from its formulas, outside this crate,
-        // so a change to either pair fails here before it misreads bytes.
+        // so a change fails here before it misreads bytes.
         let pinned = [
-            (
-                0,
-                (0x2DEE_5C35_7147_7A81, 0x883B_BAB1_A52C_1FF6),
-                (0, 0xE220_A839_7B1D_CDAF),
-            ),
-            (
-                1,
-                (0xFE25_0C81_07AE_1C0C, 0xF882_851E_07D7_C4A9),
-                (0x5692_161D_100B_05E5, 0x910A_2DEC_8902_5CC1),
-            ),
-            (
-                0xDEAD_BEEF,
-                (0x67C8_C42F_8B26_2EBA, 0x8830_59BB_241A_1E3F),
-                (0x4E06_2702_EC92_9EEA, 0x4ADF_B90F_68C9_EB9B),
-            ),
+            (0, 0x883B_BAB1_A52C_1FF6),
+            (1, 0xF882_851E_07D7_C4A9),
+            (0xDEAD_BEEF, 0x8830_59BB_241A_1E3F),
         ];
-        for (hash, folded, split_mix) in pinned {
-            assert_eq!(mixed(hash, PairMix::Folded), folded, "{hash:#x}");
-            assert_eq!(mixed(hash, PairMix::SplitMix), split_mix, "{hash:#x}");
+        for (mixed, y) in pinned {
+            assert_eq!(words(mixed), (mixed, y), "{mixed:#x}");
         }
     }
 
@@ -383,7 +302,7 @@ mod tests {
                 }
             }
         }
-        let patterns = half_patterns(9, PairMix::Folded);
+        let patterns = half_patterns(9);
         assert!(std::ptr::eq(patterns.unused[0], &UNUSED_LANES[5]));
         assert!(std::ptr::eq(patterns.unused[1], &UNUSED_LANES[4]));
     }
@@ -392,8 +311,7 @@ mod tests {
     fn halves_use_their_length_in_distinct_words() {
         for hash in 0..2_000u64 {
             for hashes in 1..=16 {
-                let [a, b] =
-                    halves::<AnyHashes>(hash, 1_000, half_patterns(hashes, PairMix::Folded));
+                let [a, b] = halves(mix64(hash), 1_000, half_patterns(hashes));
                 assert!(a.block < 1_000 && b.block < 1_000);
                 assert_eq!(a.words.count_ones(), hashes.div_ceil(2));
                 assert_eq!(b.words.count_ones(), hashes / 2);
@@ -414,7 +332,7 @@ mod tests {
         let mut per_word = [0u32; 8];
         let mut per_set = [0u32; 256];
         for hash in 0..64_000u64 {
-            for half in halves::<AnyHashes>(hash, 1_000, half_patterns(8, PairMix::Folded)) {
+            for half in halves(mix64(hash), 1_000, half_patterns(8)) {
                 per_block[half.block] += 1;
                 per_set[half.words as usize] += 1;
                 for (word, shift) in half.slots() {

@@ -1,4 +1,5 @@
-//! The byte encoding: `to_bytes` and `from_bytes`.
+//! The byte encoding of a [`CountingBloomFilter`]: `to_bytes` and
+//! `from_bytes_with_hasher`.
 //!
 //! Body layout (after filter-core's header; `docs/format-counting-bloom.md`
 //! writes it down for other languages):
@@ -9,65 +10,49 @@
 //! u64 array  table      ⌈m/16⌉ words; counter j is bits 4(j%16)..4(j%16)+4 of word j/16
 //! ```
 //!
-//! The header flags `FLAG_CUBIC_PROBES`, `FLAG_HASHED_PROBES` and
-//! `FLAG_FOLDED_PROBES` say which probe sequence placed the counts; bytes
-//! with none, format 1.0's among them, used the linear one.
-//! `FLAG_UNIFORM_HASHES` (format 1.6) says the sequence started from each
-//! hash as it is: a filter of [`UniformHashes`](filter_core::UniformHashes).
-//!
-//! The saturated-counter count is not stored: it is recomputed from the table,
-//! so it cannot disagree with it.
+//! The probe sequence is not stored: m and k fix it. The saturated-counter
+//! count is not stored either: it is recomputed from the table, so it
+//! cannot disagree with it.
 
-use std::hash::BuildHasher;
-
-use filter_core::format::{ByteReader, ByteWriter, FLAG_UNIFORM_HASHES, FilterKind};
-use filter_core::{AnyHashes, Error, HashQuality, HasherProbe, ProbeSequence};
+use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+use filter_core::{Error, HasherProbe, KeyHasher};
 
 use crate::CountingBloomFilter;
 use crate::counters::{COUNTERS_PER_WORD, words_for};
 use crate::filter::{check_counters, check_hashes};
 
-impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
+impl<S: KeyHasher> CountingBloomFilter<S> {
     /// The filter as bytes, in the workspace's versioned, checksummed format
-    /// (kind `CountingBloom`). Records a probe of the hasher so that loading
-    /// under a different hasher is refused, and the hash quality so that
-    /// loading as the other one is.
+    /// (kind `CountingBloom`, `docs/format-counting-bloom.md`). Records a
+    /// probe of the hasher so that loading under a different hasher is
+    /// refused.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let table = self.table();
-        let mut w = ByteWriter::with_flags(
+        let mut w = ByteWriter::new(
             FilterKind::CountingBloom,
-            &HasherProbe::of(self.hasher()),
-            8 + 4 + 8 + table.len() * 8,
-            self.probe_sequence().header_flags() | Q::flags(),
+            &HasherProbe::of(&self.hasher),
+            8 + 4 + 8 + self.table.len() * 8,
         );
         w.u64(self.counters());
         w.u32(self.hashes());
-        w.u64_array(table);
+        w.u64_array(&self.table);
         w.finish()
     }
 
-    /// Loads a filter of hash quality `Q` written by
-    /// [`to_bytes`](Self::to_bytes), to be queried with `hasher`: the
-    /// loader for filters of [`UniformHashes`](filter_core::UniformHashes),
-    /// whose type the `_quality` argument names
-    /// ([`from_bytes_with_hasher`](CountingBloomFilter::from_bytes_with_hasher)
-    /// is this with [`AnyHashes`]).
+    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
+    /// with `hasher`.
+    ///
+    /// Every field is checked before the table is allocated: the counter and
+    /// hash counts against their ranges, the table length against the
+    /// counter count, and the unused counters of the last word must be zero.
     ///
     /// # Errors
     ///
-    /// [`Error::HashQualityMismatch`] when the bytes are of a filter of the
-    /// other quality; otherwise as
-    /// [`from_bytes_with_hasher`](CountingBloomFilter::from_bytes_with_hasher).
-    pub fn from_bytes_with_quality(bytes: &[u8], hasher: S, _quality: Q) -> Result<Self, Error> {
-        let (mut r, flags) = ByteReader::open_with_flags(
-            bytes,
-            FilterKind::CountingBloom,
-            &HasherProbe::of(&hasher),
-            ProbeSequence::HEADER_FLAGS | FLAG_UNIFORM_HASHES,
-        )?;
-        Q::check_flags(flags)?;
-        // Bytes with no sequence flag (all of format 1.0's) use linear probes.
-        let sequence = ProbeSequence::from_header_flags(flags)?;
+    /// [`Error::WrongKind`] for valid bytes of another filter kind;
+    /// [`Error::Corrupt`] naming the field that is wrong;
+    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
+    /// hasher the filter was built with.
+    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
+        let mut r = ByteReader::open(bytes, FilterKind::CountingBloom, &HasherProbe::of(&hasher))?;
         let counters = r.u64("counters")?;
         check_counters(counters).map_err(|e| Error::corrupt(format_args!("{e}")))?;
         let hashes = r.u32("hashes")?;
@@ -93,28 +78,7 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
             }
         }
         Ok(CountingBloomFilter::from_parts(
-            table, counters, hashes, sequence, hasher,
+            table, counters, hashes, hasher,
         ))
-    }
-}
-
-impl<S: BuildHasher> CountingBloomFilter<S> {
-    /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
-    /// with `hasher`.
-    ///
-    /// Every field is checked before the table is allocated: the counter and
-    /// hash counts against their ranges, the table length against the
-    /// counter count, and the unused counters of the last word must be zero.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Corrupt`] naming the field that is wrong;
-    /// [`Error::HasherMismatch`] when `hasher` hashes differently from the
-    /// hasher the filter was built with; [`Error::HashQualityMismatch`] when
-    /// the bytes are of a filter of
-    /// [`UniformHashes`](filter_core::UniformHashes) (load those with
-    /// [`from_bytes_with_quality`](CountingBloomFilter::from_bytes_with_quality)).
-    pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
-        Self::from_bytes_with_quality(bytes, hasher, AnyHashes)
     }
 }

@@ -1,47 +1,44 @@
-//! The public type: construction, insert, contains, remove, count, merge.
+//! The classic-layout type: construction, insert, contains, remove, count,
+//! merge.
+//!
+//! Every operation works on the key's *mixed* hash: the hasher's
+//! [`mixed_hash`](KeyHasher::mixed_hash) for a key, [`mix64`] of what a
+//! `*_hash` method is given. The k positions are the Bloom probes of
+//! [`filter_core::probes`] started from it, the same cells a classic Bloom
+//! filter of m bits would use.
 
-use std::hash::{BuildHasher, Hash};
-use std::marker::PhantomData;
+use std::hash::Hash;
 
-use filter_core::hash_quality::not_empty;
-use filter_core::sizing::{MAX_BITS, blame_items, bloom_fpr, bloom_shape};
-use filter_core::{
-    AnyHashes, DefaultHashBuilder, Error, Filter, HashQuality, HasherProbe, Insert, Remove,
-    UniformHashes,
+use filter_core::probes::{
+    BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence,
 };
+use filter_core::sizing::{MAX_BITS, blame_items, bloom_fpr, bloom_shape};
+use filter_core::{Error, Filter, HasherProbe, Insert, KeyHasher, PortableHasher, Remove, mix64};
 
 use crate::counters::{
     MAX_COUNT, count_saturated, locate, nonzero_in_word, saturated_in_word, saturating_add_words,
     words_for, zeroed_table,
 };
 use crate::filter_simd::Lookup;
-use filter_core::{BRANCH_FREE_MAX_BYTES, CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
 
-/// Runs `$body` with `$probes` bound to the probe iterator of raw hash
-/// `$hash` in `$filter` (a `CountingBloomFilter<_, Q>`): one copy of the
-/// body per probe sequence, each looping over one concrete iterator, whose
-/// start follows the hash quality `Q` (filter-core's `*_for` constructors,
-/// a test of a constant, so the default compiles to what it did before the
-/// choice existed).
+/// Runs `$body` with `$probes` bound to the probe iterator of mixed hash
+/// `$mixed` in `$filter`: one copy of the body per probe sequence, each
+/// looping over one concrete iterator.
 macro_rules! with_probes {
-    ($filter:expr, $hash:expr, |$probes:ident| $body:expr) => {{
+    ($filter:expr, $mixed:expr, |$probes:ident| $body:expr) => {{
         let len = $filter.counters;
-        let hash = $hash;
+        let mixed = $mixed;
         match $filter.sequence {
             ProbeSequence::Linear => {
-                let $probes = LinearProbes::new_for::<Q>(hash, len);
-                $body
-            }
-            ProbeSequence::Folded => {
-                let $probes = LinearProbes::folded_for::<Q>(hash, len);
+                let $probes = LinearProbes::new(mixed, len);
                 $body
             }
             ProbeSequence::Cubic => {
-                let $probes = CubicProbes::new_for::<Q>(hash, len);
+                let $probes = CubicProbes::new(mixed, len);
                 $body
             }
             ProbeSequence::Hashed => {
-                let $probes = HashedProbes::new_for::<Q>(hash, len);
+                let $probes = HashedProbes::new(mixed, len);
                 $body
             }
         }
@@ -54,47 +51,35 @@ pub(crate) use with_probes;
 /// optimum for a false-positive rate of about 1e-19.
 pub const MAX_HASHES: u32 = 64;
 
-/// The largest counter count a filter accepts: [`MAX_BITS`] (2^46), the same
-/// limit as a classic Bloom filter's bits, so that every item count a
-/// classic filter can be sized for has a counting twin (down to the rate
-/// [`MAX_HASHES`] allows, about 4e-20, where the classic filter's 1024
-/// hashes go on to about 4e-309).
+/// The largest counter count a filter accepts: 2^46, the same limit as a
+/// classic Bloom filter's bits.
 pub const MAX_COUNTERS: u64 = MAX_BITS;
 
 /// A counting Bloom filter: a Bloom filter whose bits are 4-bit counters, so
 /// that items can be removed and their multiplicity estimated.
 ///
+/// ```
+/// use counting_bloom::CountingBloomFilter;
+///
+/// let mut sessions = CountingBloomFilter::with_fpr(10_000, 0.01)?;
+/// sessions.insert("7f3a");
+/// sessions.insert("7f3a");
+/// assert_eq!(sessions.count("7f3a"), 2);
+/// assert!(sessions.remove("7f3a"));
+/// assert!(sessions.contains("7f3a"));      // one copy left
+/// assert!(!sessions.remove("b001"));       // certainly absent: nothing changes
+/// # Ok::<(), counting_bloom::Error>(())
+/// ```
+///
 /// # Space and false-positive rate
 ///
-/// [`with_fpr(n, p)`](Self::with_fpr) uses exactly the m and k of a classic
-/// Bloom filter for n items at rate p ([`filter_core::sizing::bloom_shape`]:
-/// a whole k next to the optimum log2(1/p), and m the fewest counters at
-/// which k hashes meet p, a few more than the textbook −n ln p / (ln 2)²),
-/// with a 4-bit counter where the classic filter has a bit: 4·m bits, about
-/// 38.4 bits per key at p = 1 %, 4× the classic size. The false-positive
-/// rate with n items present is the classic (1 − e^(−kn/m))^k ≤ p, also
-/// averaged over key sets where the items are few (see "Small tables");
-/// saturated counters (see below) raise it by an amount too small to
-/// measure in practice.
-///
-/// **Small tables.** The k positions come from double hashing
-/// ([`filter_core::probes`], shared with the classic filter). Plain double
-/// hashing puts a key's k probes on a few counters for about 1/m of the
-/// keys, which adds roughly 0.4/m to the rate (1.49× p at n = 10, p = 1 %),
-/// so tables below 64·2^k counters (about 850 items at 1 %, 4,500 at
-/// 0.1 %) probe a cubic sequence with a third hash value instead
-/// ([`probe_sequence()`](Self::probe_sequence)), and `with_fpr` adds the
-/// few counters that the spread of a small table's fill costs
-/// ([`bloom_shape`]): measured over
-/// 20,000 key sets, 0.99× p at n = 10 for 1 %, 0.99× at n = 100 for 0.1 %.
-/// In the smallest tables at tiny rates the cubic sequence still bunched a
-/// query's probes on a few counters often enough to put a floor of about
-/// 10^−6 under the rate (2.3× p for one item at 10^−6), so tables below
-/// 2^(1 + ⌊3k/4⌋) counters mix each probe as well (the hashed sequence,
-/// format 1.3; see `bloom::BloomFilter`'s "Small filters", which shares
-/// the cause and the cure, and the sizes). Tables stored by earlier
-/// versions in these sizes keep the cubic sequence, and its excess, until
-/// rebuilt.
+/// [`with_fpr(n, p)`](Self::with_fpr) takes the m and k of a classic Bloom
+/// filter for n items at rate p ([`filter_core::sizing::bloom_shape`]) and
+/// puts a 4-bit counter where the classic filter has a bit: 4·m bits, about
+/// 38.4 bits per key at p = 1 %. The false-positive rate with n items
+/// present is the classic (1 − e^(−kn/m))^k ≤ p, at every table size (small
+/// tables probe a sequence that keeps them at the rate of independent
+/// probes: see [`filter_core::probes`]).
 ///
 /// ```
 /// use counting_bloom::CountingBloomFilter;
@@ -104,40 +89,13 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// assert_eq!(filter.hashes(), 7);
 /// let bits_per_key = filter.memory_bytes() as f64 * 8.0 / 1e6;
 /// assert!((bits_per_key - 38.37).abs() < 0.01, "{bits_per_key}");
-/// assert!((filter.expected_fpr(1_000_000) - 0.01).abs() < 0.0002);
 ///
-/// // Measured: 10,000 items in, 100,000 other keys asked.
+/// // 10,000 items in, 100,000 other keys asked.
 /// let mut filter = CountingBloomFilter::with_fpr(10_000, 0.01)?;
 /// (0..10_000u64).for_each(|i| filter.insert(&i));
 /// let false_positives = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
 /// // σ = √(0.01 · 0.99 / 100,000) ≈ 0.03 %, so 1.15 % is 5σ above the target.
 /// assert!(false_positives < 1_150, "{false_positives}");
-/// # Ok::<(), counting_bloom::Error>(())
-/// ```
-///
-/// # Hash quality
-///
-/// The second type parameter, `Q`, says what the filter may assume about
-/// the hashes it sees. The default, [`AnyHashes`], spreads every hash
-/// before its probes start from it, so any `u64` is safe to pass to the
-/// `*_hash` methods. [`UniformHashes`]
-/// ([`assume_uniform_hashes`](Self::assume_uniform_hashes)) starts them
-/// from the hash as it is, which saves that work on every operation and
-/// asks the caller for uniform hashes (a good hasher's output, not ids):
-/// structured hashes then share counters and raise the rate, never causing
-/// a false negative. Bytes record the choice and load only as it
-/// ([`from_bytes_with_quality`](Self::from_bytes_with_quality)):
-///
-/// ```
-/// use counting_bloom::{CountingBloomFilter, DefaultHashBuilder, UniformHashes};
-///
-/// let mut filter = CountingBloomFilter::with_fpr(1_000, 0.01)?.assume_uniform_hashes()?;
-/// filter.insert("alice");
-/// let bytes = filter.to_bytes();
-/// let hasher = DefaultHashBuilder::default();
-/// let again = CountingBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
-/// assert_eq!(again, filter);
-/// assert!(CountingBloomFilter::from_bytes(&bytes).is_err()); // not as `AnyHashes`
 /// # Ok::<(), counting_bloom::Error>(())
 /// ```
 ///
@@ -162,19 +120,12 @@ pub const MAX_COUNTERS: u64 = MAX_BITS;
 /// removing it decrements counters that belong to other items, which can
 /// later make one of them a false negative. Only remove items you inserted;
 /// if a remove may be mistaken, check it against an exact set first.
-///
-/// The cuckoo filter (`cuckoo::CuckooFilter`) has the same rule: removing a
-/// false positive there deletes the stored fingerprint it matches, and the
-/// item that fingerprint belonged to goes missing. What it offers is about a
-/// quarter of the bits per key (10.5 against 38.4 at 1 %), and a smaller
-/// blast radius: a mistaken remove there loses at most one other item,
-/// where here it decrements k counters shared with many items, and any of
-/// them can later reach zero while an item that touches it is still present.
 #[derive(Clone)]
-pub struct CountingBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
+pub struct CountingBloomFilter<S = PortableHasher> {
     pub(crate) table: Vec<u64>,
     pub(crate) counters: usize,
     pub(crate) hashes: u32,
+    /// Fixed by `counters` and `hashes` ([`ProbeSequence::for_table`]).
     pub(crate) sequence: ProbeSequence,
     /// Derived from `table` (kept to answer in O(1)), so equality and the
     /// bytes leave it out.
@@ -185,15 +136,12 @@ pub struct CountingBloomFilter<S = DefaultHashBuilder, Q = AnyHashes> {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) lookup: Lookup,
     pub(crate) hasher: S,
-    /// Whether the probes start from the hash as it is or from its mix: a
-    /// type, so the choice costs nothing at run time.
-    pub(crate) quality: PhantomData<Q>,
 }
 
-impl CountingBloomFilter<DefaultHashBuilder> {
-    /// A filter for `expected_items` items at false-positive rate `fpr`, with
-    /// the default hasher. Sized like the classic Bloom filter: the same
-    /// counters as its bits, the same hashes.
+impl CountingBloomFilter {
+    /// A filter for `expected_items` items at false-positive rate `fpr`,
+    /// with the default hasher. Sized like the classic Bloom filter: the
+    /// same counters as its bits, the same hashes.
     ///
     /// # Errors
     ///
@@ -201,7 +149,7 @@ impl CountingBloomFilter<DefaultHashBuilder> {
     /// the open interval (0, 1) or NaN, an `fpr` so small that the optimal
     /// hash count exceeds [`MAX_HASHES`], or a table too large to allocate.
     pub fn with_fpr(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(expected_items, fpr, DefaultHashBuilder::default())
+        Self::with_fpr_and_hasher(expected_items, fpr, PortableHasher::default())
     }
 
     /// A filter of exactly `counters` counters and `hashes` hashes per item,
@@ -212,7 +160,7 @@ impl CountingBloomFilter<DefaultHashBuilder> {
     /// [`Error::InvalidParameter`] for `counters` outside `1..=2^46`,
     /// `hashes` outside `1..=64`, or a table too large to allocate.
     pub fn with_counters(counters: u64, hashes: u32) -> Result<Self, Error> {
-        Self::with_counters_and_hasher(counters, hashes, DefaultHashBuilder::default())
+        Self::with_counters_and_hasher(counters, hashes, PortableHasher::default())
     }
 
     /// Loads a filter written by [`to_bytes`](Self::to_bytes), to be queried
@@ -220,15 +168,16 @@ impl CountingBloomFilter<DefaultHashBuilder> {
     ///
     /// # Errors
     ///
+    /// [`Error::WrongKind`] for valid bytes of another filter kind;
     /// [`Error::Corrupt`] naming what is wrong with the bytes;
-    /// [`Error::HasherMismatch`] when they were written under a hasher that
-    /// hashes differently from the default one on this build.
+    /// [`Error::HasherMismatch`] when they were written under another
+    /// hasher (or another seed).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+        Self::from_bytes_with_hasher(bytes, PortableHasher::default())
     }
 }
 
-impl<S: BuildHasher> CountingBloomFilter<S> {
+impl<S: KeyHasher> CountingBloomFilter<S> {
     /// As [`with_fpr`](CountingBloomFilter::with_fpr), hashing keys with
     /// `hasher`.
     ///
@@ -252,85 +201,152 @@ impl<S: BuildHasher> CountingBloomFilter<S> {
         check_counters(counters)?;
         check_hashes(hashes)?;
         let table = zeroed_table(counters)?;
-        // The table was allocated, so its counter count fits in usize.
-        let sequence = ProbeSequence::for_table(counters as usize, hashes);
-        Ok(Self::from_parts(table, counters, hashes, sequence, hasher))
+        Ok(Self::from_parts(table, counters, hashes, hasher))
     }
 
-    /// This filter, which must be empty, as one of [`UniformHashes`]: one
-    /// whose probes start from each hash as it is, without mixing it first.
+    /// Adds one copy of `item`: increments each of its counters that is not
+    /// saturated. Never fails: a counting Bloom filter never fills up, and
+    /// saturated counters only raise the false-positive rate.
     ///
-    /// In exchange every hash the filter sees, through its hasher or a
-    /// `*_hash` method, must be uniform: the output of a good hasher, such
-    /// as the default one. Structured values (sequential ids, ids shifted
-    /// into the high bits) then share probes, and the false-positive rate
-    /// may exceed its target many times over; no item is ever lost either
-    /// way, and [`count`](CountingBloomFilter::count) never falls below the
-    /// truth for that. Only the mix of the key's hash is skipped: the
-    /// smallest tables' [`ProbeSequence::Hashed`] still mixes each probe.
-    /// See [`filter_core::hash_quality`] for the trade-off.
+    /// It returns nothing, where the [`Insert`] trait's `insert` (which this
+    /// type implements by calling it) returns `Ok(())`.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
+        self.insert_mixed(self.hasher.mixed_hash(item));
+    }
+
+    /// Whether `item` may be present: `false` means it is certainly not
+    /// (never inserted, or every copy removed).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// Removes one copy of `item`: decrements each of its counters that is
+    /// not saturated.
     ///
-    /// The choice is part of the filter's bytes: load them with
-    /// [`from_bytes_with_quality`](CountingBloomFilter::from_bytes_with_quality).
+    /// Returns `false`, and changes nothing, when one of the item's counters
+    /// is zero: the item is certainly not present. Returns `true` otherwise.
+    /// A saturated counter (15) is never decremented, so an item inserted 15
+    /// times or more stays present after any number of removes.
+    ///
+    /// Only remove items that were inserted: removing a false positive (an
+    /// item never inserted whose counters are all non-zero) decrements other
+    /// items' counters and can make them false negatives. See the type docs.
+    #[inline]
+    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.remove_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// An estimate of how many copies of `item` are present: the smallest of
+    /// its counters.
+    ///
+    /// Never below the true multiplicity unless one of the item's counters
+    /// saturated (then it reports 15), or a false positive was removed. It can
+    /// be above it, when other items share all of this item's counters.
+    #[inline]
+    pub fn count<T: Hash + ?Sized>(&self, item: &T) -> u32 {
+        self.count_mixed(self.hasher.mixed_hash(item))
+    }
+
+    /// Adds one copy of `item` and returns `true` if it was certainly not
+    /// present before (one of its counters was zero), like
+    /// [`HashSet::insert`](std::collections::HashSet::insert). `false`
+    /// means it may have been: a copy is present, or it is a false
+    /// positive. Either way the copy is counted, as by
+    /// [`insert`](Self::insert).
     ///
     /// ```
-    /// use counting_bloom::{CountingBloomFilter, DefaultHashBuilder, UniformHashes};
+    /// use counting_bloom::CountingBloomFilter;
     ///
-    /// let mut sessions = CountingBloomFilter::with_fpr(10_000, 0.01)?.assume_uniform_hashes()?;
-    /// sessions.insert("7f3a-session");
-    /// sessions.insert("7f3a-session");
-    /// assert_eq!(sessions.count("7f3a-session"), 2);
-    ///
-    /// let bytes = sessions.to_bytes();
-    /// let hasher = DefaultHashBuilder::default();
-    /// let loaded = CountingBloomFilter::from_bytes_with_quality(&bytes, hasher, UniformHashes)?;
-    /// assert!(loaded.contains("7f3a-session"));
-    /// // Bytes of one quality never load as the other.
-    /// assert!(CountingBloomFilter::from_bytes(&bytes).is_err());
+    /// let mut filter = CountingBloomFilter::with_fpr(1_000, 0.01)?;
+    /// assert!(filter.insert_unique("alice"));  // new
+    /// assert!(!filter.insert_unique("alice")); // (probably) present
+    /// assert_eq!(filter.count("alice"), 2);    // both copies counted
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        let mixed = self.hasher.mixed_hash(item);
+        with_probes!(self, mixed, |probes| self.insert_probes(probes))
+    }
+
+    /// Adds `other`'s counters into this filter's, each sum capped at 15:
+    /// afterwards this filter holds the items of both (a multiset sum).
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] if any counter is non-zero: its items sit
-    /// where the mixed hashes put them, and the filter would look for them
-    /// elsewhere. (A filter emptied by removes qualifies, unless a counter
-    /// saturated.) The check reads every counter: O(m).
-    pub fn assume_uniform_hashes(self) -> Result<CountingBloomFilter<S, UniformHashes>, Error> {
-        if self.table.iter().any(|&word| word != 0) {
-            // At least one item, whatever the estimate rounds to.
-            let items = self.estimated_len().max(1);
-            return Err(not_empty(
-                "assume_uniform_hashes",
-                format_args!("about {items}"),
+    /// [`Error::Incompatible`] when the counter or hash counts differ;
+    /// [`Error::HasherMismatch`] when the two hashers hash differently. On an
+    /// error `self` is unchanged.
+    pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
+        if self.counters != other.counters {
+            return Err(Error::incompatible(
+                "counters",
+                self.counters,
+                other.counters,
             ));
         }
-        Ok(CountingBloomFilter {
-            table: self.table,
-            counters: self.counters,
-            hashes: self.hashes,
-            sequence: self.sequence,
-            saturated: self.saturated,
-            lookup: self.lookup,
-            hasher: self.hasher,
-            quality: PhantomData,
-        })
+        if self.hashes != other.hashes {
+            return Err(Error::incompatible("hashes", self.hashes, other.hashes));
+        }
+        if !HasherProbe::same(&self.hasher, &other.hasher) {
+            return Err(Error::HasherMismatch);
+        }
+        let mut saturated = 0;
+        for (mine, &theirs) in self.table.iter_mut().zip(&other.table) {
+            *mine = saturating_add_words(*mine, theirs);
+            saturated += u64::from(saturated_in_word(*mine));
+        }
+        self.saturated = saturated;
+        Ok(())
     }
-}
 
-impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
-    /// Assembles a filter from a validated table.
-    pub(crate) fn from_parts(
-        table: Vec<u64>,
-        counters: u64,
-        hashes: u32,
-        sequence: ProbeSequence,
-        hasher: S,
-    ) -> Self {
+    /// Sets every counter to zero, keeping the size and hasher.
+    pub fn clear(&mut self) {
+        self.table.fill(0);
+        self.saturated = 0;
+    }
+
+    /// As [`insert`](Self::insert), for an item whose 64-bit hash is `hash`
+    /// (the filter mixes it first, so sequential ids are fine).
+    /// `f.insert_hash(f.hasher().hash_key(&k))` is `f.insert(&k)`.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) {
+        self.insert_mixed(mix64(hash));
+    }
+
+    /// As [`contains`](Self::contains), for a 64-bit hash.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// As [`remove`](Self::remove), for a 64-bit hash.
+    #[inline]
+    pub fn remove_hash(&mut self, hash: u64) -> bool {
+        self.remove_mixed(mix64(hash))
+    }
+
+    /// As [`count`](Self::count), for a 64-bit hash.
+    #[inline]
+    pub fn count_hash(&self, hash: u64) -> u32 {
+        self.count_mixed(mix64(hash))
+    }
+
+    /// As [`insert_unique`](Self::insert_unique), for a 64-bit hash.
+    #[inline]
+    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
+        with_probes!(self, mix64(hash), |probes| self.insert_probes(probes))
+    }
+
+    /// Assembles a filter from a validated table of `counters` counters.
+    pub(crate) fn from_parts(table: Vec<u64>, counters: u64, hashes: u32, hasher: S) -> Self {
         debug_assert_eq!(table.len() as u64, words_for(counters));
         let saturated = count_saturated(&table);
         // The table was allocated, so its counter count fits in usize.
         let counters = counters as usize;
+        let sequence = ProbeSequence::for_table(counters, hashes);
         CountingBloomFilter {
             table,
             counters,
@@ -339,37 +355,20 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
             saturated,
             lookup: Lookup::for_shape(counters, hashes, sequence),
             hasher,
-            quality: PhantomData,
         }
     }
 
-    /// Adds one copy of `item`: increments each of its counters that is not
-    /// saturated. Never fails: a counting Bloom filter never fills up, and
-    /// saturated counters only raise the false-positive rate.
-    ///
-    /// It returns nothing, where the [`Insert`] trait's `insert` (which this
-    /// type implements by calling it) returns `Ok(())`: code written for any
-    /// filter, `insert(..)?` included, calls `Insert::insert`.
+    /// Adds one copy of the item whose mixed hash is `mixed`.
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) {
-        self.insert_hash(self.hasher.hash_one(item));
-    }
-
-    /// As [`insert`](Self::insert), for an item whose raw 64-bit hash is
-    /// `hash` (the filter mixes it before use, unless its hashes are
-    /// [`UniformHashes`]).
-    #[inline]
-    pub fn insert_hash(&mut self, hash: u64) {
+    pub(crate) fn insert_mixed(&mut self, mixed: u64) {
         // The "was it new" answer is unused here, and compiled away.
-        with_probes!(self, hash, |probes| self.insert_probes(probes));
+        with_probes!(self, mixed, |probes| self.insert_probes(probes));
     }
 
-    /// The body of [`insert_hash`](Self::insert_hash) and
-    /// [`insert_unique_hash`](Self::insert_unique_hash), once per probe
-    /// sequence (see [`LinearProbes`] for why): increments the item's
-    /// counters and returns whether one of them was zero. A position that
-    /// repeats within the item sees its own increment the second time, but
-    /// the first visit already saw the zero.
+    /// The body of every insert, once per probe sequence: increments the
+    /// item's counters and returns whether one of them was zero. A position
+    /// that repeats within the item sees its own increment the second time,
+    /// but the first visit already saw the zero.
     #[inline(always)]
     fn insert_probes(&mut self, probes: impl Iterator<Item = usize>) -> bool {
         let mut new = false;
@@ -387,97 +386,58 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
         new
     }
 
-    /// Adds one copy of `item` and returns `true` if it was certainly not
-    /// present before (one of its counters was zero), like
-    /// [`HashSet::insert`](std::collections::HashSet::insert). `false`
-    /// means it may have been: a copy is present, or it is a false
-    /// positive. Either way the copy is counted, as by
-    /// [`insert`](Self::insert); the answer is what
-    /// [`contains`](Self::contains) would have said before, negated.
-    ///
-    /// ```
-    /// use counting_bloom::CountingBloomFilter;
-    ///
-    /// let mut filter = CountingBloomFilter::with_fpr(1_000, 0.01)?;
-    /// assert!(filter.insert_unique("alice"));  // new
-    /// assert!(!filter.insert_unique("alice")); // (probably) present
-    /// assert_eq!(filter.count("alice"), 2);    // both copies counted
-    /// # Ok::<(), counting_bloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.insert_unique_hash(self.hasher.hash_one(item))
-    }
-
-    /// As [`insert_unique`](Self::insert_unique), for a raw 64-bit hash.
-    #[inline]
-    pub fn insert_unique_hash(&mut self, hash: u64) -> bool {
-        with_probes!(self, hash, |probes| self.insert_probes(probes))
-    }
-
-    /// Whether `item` may be present: `false` means it is certainly not
-    /// (never inserted, or every copy removed).
-    #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hasher.hash_one(item))
-    }
-
-    /// As [`contains`](Self::contains), for a raw 64-bit hash.
+    /// Whether the item whose mixed hash is `mixed` may be present.
     ///
     /// Where the CPU has AVX2 (detected at run time), the k counters are
-    /// fetched four at a time and tested without a branch, for tables probed
-    /// by the folded or linear sequence (all but the smallest) with at most
-    /// 16 hashes and fewer than 2^32 counters (a 2 GiB table): every filter
-    /// `with_fpr` sizes for p ≥ 10^−4 and fewer than about 220 million
-    /// items. Other shapes, and CPUs without AVX2, use two loops chosen by
-    /// table size ([`BRANCH_FREE_MAX_BYTES`], 16 MiB): a table that fits in the
-    /// last-level cache of most current CPUs is probed without a
-    /// data-dependent branch, so all k loads overlap and a miss costs no
-    /// misprediction; a larger table is probed with an early exit at the
-    /// first zero counter, so a miss fetches fewer cache lines from DRAM.
+    /// fetched four at a time and tested without a branch, for tables
+    /// probed by the linear sequence (all but the smallest) with at most 16
+    /// hashes and fewer than 2^32 counters. Other shapes, and CPUs without
+    /// AVX2, use two loops chosen by table size ([`BRANCH_FREE_MAX_BYTES`]):
+    /// a table that fits in the last-level cache of most current CPUs is
+    /// probed without a data-dependent branch, so all k loads overlap and a
+    /// miss costs no misprediction; a larger table is probed with an early
+    /// exit at the first zero counter, so a miss fetches fewer cache lines
+    /// from DRAM.
     #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
+    pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
         let branch_free = size_of_val(&self.table[..]) <= BRANCH_FREE_MAX_BYTES;
-        self.test_hash(hash, branch_free)
+        self.test_mixed(mixed, branch_free)
     }
 
-    /// Whether the k counters of raw hash `hash` are all non-zero: by the
+    /// Whether the k counters of mixed hash `mixed` are all non-zero: by the
     /// AVX2 lookup where this filter has one, else as
     /// [`test_counters`](Self::test_counters) says.
     #[inline(always)]
-    pub(crate) fn test_hash(&self, hash: u64, branch_free: bool) -> bool {
+    pub(crate) fn test_mixed(&self, mixed: u64, branch_free: bool) -> bool {
         let len = self.counters;
         #[cfg(target_arch = "x86_64")]
         if let Lookup::Gather(gather) = &self.lookup {
             #[allow(unsafe_code)]
             // SAFETY: `gather` was made for this filter's shape
             // (`from_parts`), whose table holds `counters.div_ceil(16)` words.
-            return unsafe { crate::filter_simd::all_nonzero::<Q>(&self.table, gather, hash) };
+            return unsafe { crate::filter_simd::all_nonzero(&self.table, gather, mixed) };
         }
         #[allow(unsafe_code)]
         // SAFETY: every probe sequence of a table of `len` cells yields
         // positions in `0..len`, and `len` is the counter count.
         unsafe {
             match self.sequence {
-                ProbeSequence::Folded => {
-                    self.test_counters(LinearProbes::folded_for::<Q>(hash, len), branch_free)
+                ProbeSequence::Linear => {
+                    self.test_counters(LinearProbes::new(mixed, len), branch_free)
                 }
-                ProbeSequence::Linear => self
-                    .test_counters_out_of_line(LinearProbes::new_for::<Q>(hash, len), branch_free),
-                ProbeSequence::Cubic => self
-                    .test_counters_out_of_line(CubicProbes::new_for::<Q>(hash, len), branch_free),
-                ProbeSequence::Hashed => self
-                    .test_counters_out_of_line(HashedProbes::new_for::<Q>(hash, len), branch_free),
+                ProbeSequence::Cubic => {
+                    self.test_counters_out_of_line(CubicProbes::new(mixed, len), branch_free)
+                }
+                ProbeSequence::Hashed => {
+                    self.test_counters_out_of_line(HashedProbes::new(mixed, len), branch_free)
+                }
             }
         }
     }
 
     /// [`test_counters`](Self::test_counters) for the small tables' cubic
-    /// and hashed sequences and for linear tables loaded from older bytes,
-    /// kept out of line so that new large (folded) tables' lookups inline
-    /// one probe loop, not three (with three, the
-    /// classic Bloom filter's lookups measured 5–7 % slower at 1M keys, this
-    /// filter's 2–3 %).
+    /// and hashed sequences, kept out of line so that large tables' lookups
+    /// inline one probe loop, not three.
     ///
     /// # Safety
     ///
@@ -497,8 +457,8 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
     /// branches if `branch_free` (every load overlaps), else stopping at the
     /// first zero (no load past it).
     ///
-    /// The words are read without bounds checks: a check that can never
-    /// fail cost about 6 % of a lookup at 1M keys (see the crate docs).
+    /// The words are read without bounds checks: the check can never fail,
+    /// and it sits on the path of every load of every lookup.
     ///
     /// # Safety
     ///
@@ -529,30 +489,16 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
         }
     }
 
-    /// Removes one copy of `item`: decrements each of its counters that is
-    /// not saturated.
-    ///
-    /// Returns `false`, and changes nothing, when one of the item's counters
-    /// is zero: the item is certainly not present. Returns `true` otherwise.
-    ///
-    /// Only remove items that were inserted: removing a false positive (an
-    /// item never inserted whose counters are all non-zero) decrements other
-    /// items' counters and can make them false negatives. See the type docs.
-    #[inline]
-    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.remove_hash(self.hasher.hash_one(item))
-    }
-
-    /// As [`remove`](Self::remove), for a raw 64-bit hash.
-    pub fn remove_hash(&mut self, hash: u64) -> bool {
-        if !self.contains_hash(hash) {
+    /// Removes one copy of the item whose mixed hash is `mixed`.
+    pub(crate) fn remove_mixed(&mut self, mixed: u64) -> bool {
+        if !self.contains_mixed(mixed) {
             return false;
         }
-        with_probes!(self, hash, |probes| self.remove_probes(probes))
+        with_probes!(self, mixed, |probes| self.remove_probes(probes))
     }
 
-    /// The body of [`remove_hash`](Self::remove_hash) after its lookup, once
-    /// per probe sequence.
+    /// The body of [`remove_mixed`](Self::remove_mixed) after its lookup,
+    /// once per probe sequence.
     #[inline(always)]
     fn remove_probes(&mut self, probes: impl Iterator<Item = usize> + Clone) -> bool {
         let probes = probes.take(self.hashes as usize);
@@ -579,23 +525,12 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
         true
     }
 
-    /// An estimate of how many copies of `item` are present: the smallest of
-    /// its counters (the "spectral" Bloom filter estimate).
-    ///
-    /// Never below the true multiplicity unless one of the item's counters
-    /// saturated (then it reports 15), or a false positive was removed. It can
-    /// be above it, when other items share all of this item's counters.
-    #[inline]
-    pub fn count<T: Hash + ?Sized>(&self, item: &T) -> u32 {
-        self.count_hash(self.hasher.hash_one(item))
+    /// The smallest counter of the item whose mixed hash is `mixed`.
+    fn count_mixed(&self, mixed: u64) -> u32 {
+        with_probes!(self, mixed, |probes| self.count_probes(probes))
     }
 
-    /// As [`count`](Self::count), for a raw 64-bit hash.
-    pub fn count_hash(&self, hash: u64) -> u32 {
-        with_probes!(self, hash, |probes| self.count_probes(probes))
-    }
-
-    /// The body of [`count_hash`](Self::count_hash), once per sequence.
+    /// The body of [`count_mixed`](Self::count_mixed), once per sequence.
     fn count_probes(&self, probes: impl Iterator<Item = usize>) -> u32 {
         probes
             .take(self.hashes as usize)
@@ -606,65 +541,9 @@ impl<S: BuildHasher, Q: HashQuality> CountingBloomFilter<S, Q> {
             .min()
             .unwrap_or(0)
     }
-
-    /// Adds `other`'s counters into this filter's, each sum capped at 15:
-    /// afterwards this filter holds the items of both (a multiset union).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the counter or hash counts or the probe
-    /// sequences differ;
-    /// [`Error::HasherMismatch`] when the two hashers hash differently. On an
-    /// error `self` is unchanged.
-    pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
-        if self.counters != other.counters {
-            return Err(Error::incompatible(
-                "counters",
-                self.counters,
-                other.counters,
-            ));
-        }
-        if self.hashes != other.hashes {
-            return Err(Error::incompatible("hashes", self.hashes, other.hashes));
-        }
-        if self.sequence != other.sequence {
-            // Equal sizes, but one side was loaded from older bytes (1.0
-            // at any size; 1.1 or 1.2 in a table now built hashed).
-            return Err(Error::incompatible(
-                "probe sequence",
-                format_args!("{:?}", self.sequence),
-                format_args!("{:?}", other.sequence),
-            ));
-        }
-        if !HasherProbe::same(&self.hasher, &other.hasher) {
-            return Err(Error::HasherMismatch);
-        }
-        let mut saturated = 0;
-        for (mine, &theirs) in self.table.iter_mut().zip(&other.table) {
-            *mine = saturating_add_words(*mine, theirs);
-            saturated += u64::from(saturated_in_word(*mine));
-        }
-        self.saturated = saturated;
-        Ok(())
-    }
-
-    /// Sets every counter to zero, keeping the size and hasher.
-    pub fn clear(&mut self) {
-        self.table.fill(0);
-        self.saturated = 0;
-    }
 }
 
-impl<S, Q> CountingBloomFilter<S, Q> {
-    /// The false-positive rate the classic formula predicts with `items`
-    /// distinct items present: (1 − e^(−k·items/m))^k. Saturated counters can
-    /// only add to it, negligibly at design load.
-    pub fn expected_fpr(&self, items: usize) -> f64 {
-        // m and k were validated at construction, so the checked formula
-        // cannot fail; 1.0 is the safe answer if it somehow did.
-        bloom_fpr(self.counters as u64, items, self.hashes).unwrap_or(1.0)
-    }
-
+impl<S> CountingBloomFilter<S> {
     /// The number of counters, m.
     pub fn counters(&self) -> u64 {
         self.counters as u64
@@ -675,14 +554,14 @@ impl<S, Q> CountingBloomFilter<S, Q> {
         self.hashes
     }
 
-    /// Which counters items probe: [`ProbeSequence::Hashed`] in the
-    /// smallest tables, [`ProbeSequence::Cubic`] in other small ones,
-    /// [`ProbeSequence::Folded`] in large ones (see
-    /// [`ProbeSequence::for_table`]); [`ProbeSequence::Linear`] in tables
-    /// loaded from bytes that name no sequence (format 1.0's, and large
-    /// tables' before 1.4).
-    pub fn probe_sequence(&self) -> ProbeSequence {
-        self.sequence
+    /// Bytes of the counter table: ⌈m / 16⌉ × 8.
+    pub fn memory_bytes(&self) -> usize {
+        self.table.len() * size_of::<u64>()
+    }
+
+    /// The hasher keys are hashed with.
+    pub fn hasher(&self) -> &S {
+        &self.hasher
     }
 
     /// How many counters are saturated (stuck at 15). Each one stays
@@ -692,21 +571,19 @@ impl<S, Q> CountingBloomFilter<S, Q> {
         self.saturated
     }
 
-    /// The number of non-zero counters: exactly the set bits of a classic
-    /// Bloom filter of the same m and k holding the present items, provided
-    /// only inserted items were removed and no counter saturated (a
-    /// saturated counter stays non-zero after its items leave).
-    pub fn nonzero_counters(&self) -> u64 {
-        self.table
-            .iter()
-            .map(|&w| u64::from(nonzero_in_word(w)))
-            .sum()
+    /// The false-positive rate the classic formula predicts with `items`
+    /// distinct items present: (1 − e^(−k·items/m))^k. Saturated counters can
+    /// only add to it, negligibly at design load.
+    pub fn expected_fpr(&self, items: usize) -> f64 {
+        // m and k were validated at construction, so the checked formula
+        // cannot fail; 1.0 is the safe answer if it somehow did.
+        bloom_fpr(self.counters as u64, items, self.hashes).unwrap_or(1.0)
     }
 
     /// The false-positive rate of the filter as it is now: (non-zero
     /// counters / m)^k, the classic filter's estimate from its fill. It
     /// follows removes, unlike [`expected_fpr`](Self::expected_fpr), which
-    /// needs the item count. Counts every counter: O(m).
+    /// needs the item count. Reads every counter: O(m).
     ///
     /// ```
     /// use counting_bloom::CountingBloomFilter;
@@ -722,8 +599,8 @@ impl<S, Q> CountingBloomFilter<S, Q> {
     /// assert!((estimate - measured).abs() < 0.0011, "{estimate} {measured}");
     ///
     /// // Removing half the items frees their counters: the estimate is now
-    /// // the classic rate for 5,000 items (0.025 %). Its relative σ from the
-    /// // fill's spread is about 1.4 % (k times the fill's 0.2 %), so 10 % is 7σ.
+    /// // the classic rate for 5,000 items. Its relative σ from the fill's
+    /// // spread is about 1.4 % (k times the fill's 0.2 %), so 10 % is 7σ.
     /// (0..5_000u64).for_each(|i| assert!(filter.remove(&i)));
     /// let ratio = filter.estimated_fpr() / filter.expected_fpr(5_000);
     /// assert!((ratio - 1.0).abs() < 0.1, "{ratio}");
@@ -737,7 +614,7 @@ impl<S, Q> CountingBloomFilter<S, Q> {
     /// The number of distinct items present, estimated from the fill
     /// (Swamidass and Baldi): n ≈ −(m/k) ln(1 − nonzero/m). Copies of an
     /// item count once. Saturates at `usize::MAX` when every counter is
-    /// non-zero. Counts every counter: O(m).
+    /// non-zero. Reads every counter: O(m).
     ///
     /// ```
     /// use counting_bloom::CountingBloomFilter;
@@ -752,13 +629,6 @@ impl<S, Q> CountingBloomFilter<S, Q> {
     /// // ≈ 25 items; 150 is 6σ.
     /// let estimate = filter.estimated_len();
     /// assert!(estimate.abs_diff(10_000) < 150, "{estimate}");
-    ///
-    /// // Removing every copy of half the items takes them out of the estimate.
-    /// for i in 0..5_000u64 {
-    ///     assert!(filter.remove(&i) && filter.remove(&i));
-    /// }
-    /// let estimate = filter.estimated_len();
-    /// assert!(estimate.abs_diff(5_000) < 150, "{estimate}");
     /// # Ok::<(), counting_bloom::Error>(())
     /// ```
     pub fn estimated_len(&self) -> usize {
@@ -768,19 +638,14 @@ impl<S, Q> CountingBloomFilter<S, Q> {
         n.round() as usize
     }
 
-    /// Bytes of the counter table: ⌈m / 16⌉ × 8.
-    pub fn memory_bytes(&self) -> usize {
-        self.table.len() * size_of::<u64>()
-    }
-
-    /// The hasher keys are hashed with.
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    /// The packed counter words, for the encoder.
-    pub(crate) fn table(&self) -> &[u64] {
-        &self.table
+    /// The number of non-zero counters: the set bits of a classic Bloom
+    /// filter of the same m and k holding the present items, provided only
+    /// inserted items were removed and no counter saturated.
+    pub(crate) fn nonzero_counters(&self) -> u64 {
+        self.table
+            .iter()
+            .map(|&w| u64::from(nonzero_in_word(w)))
+            .sum()
     }
 }
 
@@ -794,7 +659,7 @@ pub(crate) fn check_hashes(hashes: u32) -> Result<u32, Error> {
     filter_core::sizing::check_range("hashes", hashes, 1..=MAX_HASHES)
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for CountingBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for CountingBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         CountingBloomFilter::contains(self, item)
     }
@@ -804,7 +669,7 @@ impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Filter<T> for CountingBlo
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for CountingBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Insert<T> for CountingBloomFilter<S> {
     /// Never fails: saturated counters only raise the false-positive rate.
     fn insert(&mut self, item: &T) -> Result<(), Error> {
         CountingBloomFilter::insert(self, item);
@@ -812,7 +677,7 @@ impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Insert<T> for CountingBlo
     }
 }
 
-impl<T: Hash + ?Sized, S: BuildHasher, Q: HashQuality> Remove<T> for CountingBloomFilter<S, Q> {
+impl<T: Hash + ?Sized, S: KeyHasher> Remove<T> for CountingBloomFilter<S> {
     fn remove(&mut self, item: &T) -> bool {
         CountingBloomFilter::remove(self, item)
     }
@@ -824,7 +689,7 @@ mod tests {
     use filter_core::probes::probe_positions;
 
     /// The counters one key sets in an empty filter, as (counter, value).
-    fn set_counters<Q>(filter: &CountingBloomFilter<DefaultHashBuilder, Q>) -> Vec<(usize, u64)> {
+    fn set_counters(filter: &CountingBloomFilter) -> Vec<(usize, u64)> {
         (0..filter.counters)
             .map(|c| (c, (filter.table[c / 16] >> (4 * (c % 16))) & 15))
             .filter(|&(_, v)| v != 0)
@@ -832,70 +697,32 @@ mod tests {
     }
 
     #[test]
-    fn uniform_hashes_probe_from_the_hash_as_it_is() {
-        // Written out from the definition, not from `uniform.rs`: probe j
-        // of hash h is reduce(h + j·y, m), y = rotl(h, 32) ^ 0x9E37…7C15,
-        // the folded sequence without its product; the default filter puts
-        // h through the product first, so it lands elsewhere.
+    fn keys_and_hashes_probe_from_the_mixed_hash() {
+        // Written out from the definition: probe j of mixed hash x is
+        // reduce(x + j·y, m), y = rotl(x, 32) ^ 0x9E37…7C15; a key's x is
+        // its hasher's mixed hash, a hash's x is mix64 of it.
         let (m, k) = (1_000_003u64, 7);
-        let any = CountingBloomFilter::with_counters(m, k).unwrap();
-        let uniform = any.clone().assume_uniform_hashes().unwrap();
-        assert_eq!(any.probe_sequence(), ProbeSequence::Folded);
-        let mut moved = 0;
-        for h in (0..500u64).map(|i| filter_core::mix64(i ^ 0xC0FFEE)) {
-            let y = h.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
+        let empty = CountingBloomFilter::with_counters(m, k).unwrap();
+        assert_eq!(empty.sequence, ProbeSequence::Linear);
+        for i in 0..300u64 {
+            let key = format!("key {i}");
+            let x = empty.hasher().mixed_hash(&key);
+            let y = x.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
             let mut expected: Vec<usize> = (0..u64::from(k))
-                .map(|j| filter_core::reduce(h.wrapping_add(j.wrapping_mul(y)), m as usize))
+                .map(|j| filter_core::reduce(x.wrapping_add(j.wrapping_mul(y)), m as usize))
                 .collect();
             expected.sort_unstable();
-            let mut u = uniform.clone();
-            u.insert_hash(h);
-            let set: Vec<usize> = set_counters(&u).into_iter().map(|(c, _)| c).collect();
-            assert_eq!(set, expected, "hash {h:#x}");
-            let mut a = any.clone();
-            a.insert_hash(h);
-            moved += usize::from(set_counters(&a) != set_counters(&u));
-            // And every path finds it there: lookup, count, remove.
-            assert!(u.contains_hash(h) && u.count_hash(h) == 1 && u.remove_hash(h));
-            assert!(set_counters(&u).is_empty());
-        }
-        assert_eq!(moved, 500);
-    }
-
-    #[test]
-    fn uniform_small_tables_keep_their_sequences_from_the_hash() {
-        // The cubic and hashed sequences of small tables start from the
-        // hash too; the hashed one still mixes each probe value.
-        let h = 0x0123_4567_89AB_CDEFu64;
-        let y = h.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
-        for (m, k, sequence) in [
-            (100u64, 7u32, ProbeSequence::Cubic),
-            (40, 7, ProbeSequence::Hashed),
-        ] {
-            let mut u = CountingBloomFilter::with_counters(m, k)
-                .unwrap()
-                .assume_uniform_hashes()
-                .unwrap();
-            assert_eq!(u.probe_sequence(), sequence);
-            u.insert_hash(h);
-            let z = h.wrapping_mul(0x94D0_49BB_1331_11EB);
-            let mut expected = vec![0u64; m as usize];
-            for j in 0..u64::from(k) {
-                let linear = h.wrapping_add(j.wrapping_mul(y));
-                let value = match sequence {
-                    ProbeSequence::Cubic => {
-                        linear.wrapping_add(((j * j * j - j) / 6).wrapping_mul(z))
-                    }
-                    _ => filter_core::mix64(linear),
-                };
-                expected[filter_core::reduce(value, m as usize)] += 1;
-            }
-            let expected: Vec<(usize, u64)> = expected
-                .into_iter()
-                .enumerate()
-                .filter(|&(_, v)| v != 0)
-                .collect();
-            assert_eq!(set_counters(&u), expected, "{sequence:?}");
+            let mut by_key = empty.clone();
+            by_key.insert(&key);
+            let set: Vec<usize> = set_counters(&by_key).into_iter().map(|(c, _)| c).collect();
+            let mut distinct = expected.clone();
+            distinct.dedup();
+            assert_eq!(set, distinct, "{key}");
+            let mut by_hash = empty.clone();
+            by_hash.insert_hash(empty.hasher().hash_key(&key));
+            assert_eq!(by_hash.table, by_key.table);
+            assert!(by_key.contains_hash(empty.hasher().hash_key(&key)));
+            assert!(by_key.remove(&key) && set_counters(&by_key).is_empty());
         }
     }
 
@@ -904,39 +731,27 @@ mod tests {
         // One counter holding 2, and items that touch it three times: the
         // item looks present (counter non-zero) but its third decrement would
         // go below zero. The remove must refuse and leave the counter at 2.
-        let cubic = ProbeSequence::Cubic;
-        let filter = CountingBloomFilter::<DefaultHashBuilder>::from_parts(
-            vec![2],
-            1,
-            3,
-            cubic,
-            DefaultHashBuilder::default(),
-        );
+        // (One counter and three hashes: the hashed sequence.)
+        let filter = CountingBloomFilter::from_parts(vec![2], 1, 3, PortableHasher::default());
         let mut f = filter.clone();
-        assert!(f.contains_hash(99));
-        assert!(!f.remove_hash(99));
-        assert_eq!(f.table(), &[2]);
-        assert_eq!(f.count_hash(99), 2);
+        assert!(f.contains_mixed(99));
+        assert!(!f.remove_mixed(99));
+        assert_eq!(f.table, [2]);
+        assert_eq!(f.count_mixed(99), 2);
         // Saturated counters are skipped by both the decrements and the undo.
         // Counter 0 holds 2, counter 1 is saturated; an item touching
         // counter 0 three times and counter 1 once is refused unchanged.
-        let mut g = CountingBloomFilter::<DefaultHashBuilder>::from_parts(
-            vec![0xF2],
-            2,
-            4,
-            cubic,
-            DefaultHashBuilder::default(),
-        );
-        let before = g.table().to_vec();
+        let mut g = CountingBloomFilter::from_parts(vec![0xF2], 2, 4, PortableHasher::default());
+        let before = g.table.clone();
         let mut tried = 0;
-        for hash in 0..1_000 {
-            let touches_low = probe_positions(hash, 2, cubic, 4)
+        for mixed in 0..1_000 {
+            let touches_low = probe_positions(mixed, 2, g.sequence, 4)
                 .into_iter()
                 .filter(|&p| p == 0)
                 .count();
             if touches_low == 3 {
-                assert!(!g.remove_hash(hash));
-                assert_eq!(g.table(), &before[..]);
+                assert!(!g.remove_mixed(mixed));
+                assert_eq!(g.table, before);
                 tried += 1;
             }
         }

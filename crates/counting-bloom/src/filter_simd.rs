@@ -6,58 +6,30 @@
 //! instructions each lookup holds in its window while it waits. The
 //! portable loop spends about ten instructions per counter (position, load,
 //! shift, mask, test, loop) against about eight per bit in the classic
-//! Bloom filter, and at 1M keys that made counting lookups 1.33–1.45× the
-//! classic filter's, although the table is only a little further from the
-//! core. Here four positions are computed, fetched, shifted and tested by
-//! one vector instruction each, and the whole lookup of k = 7, hashing
-//! included, is about 70 instructions against about 90.
-//!
-//! What it measured: `cargo xtask compare --n 1M,10M --fpr 0.01,0.001
-//! --filters CountingBloomFilter,BloomFilter`, run twice each for the
-//! portable loop and this, alternating, on a shared 2-core AMD EPYC
-//! (Zen 5, 32 MiB L3); ns per lookup, ranges over the two runs:
-//!
-//! | keys, p | lookup | portable | AVX2 | classic `BloomFilter` |
-//! | --- | --- | --- | --- | --- |
-//! | 1M, 1 % | hit / miss | 11.1–11.4 | 9.4–9.6 | 8.0–8.3 |
-//! | 1M, 0.1 % | hit / miss | 16.1–16.2 | 12.0–12.3 | 11.3–11.6 |
-//! | 10M, 1 % | hit | 121–123 | 65 | 12–39 |
-//! | 10M, 1 % | miss | 84 | 65–66 | 13–33 |
-//! | 10M, 0.1 % | hit | 171–176 | 91 | 84–95 |
-//! | 10M, 0.1 % | miss | 86–88 | 90–91 | 49 |
-//!
-//! At 10M keys the table (48 MB at 1 %, 72 MB at 0.1 %) is in DRAM. The
-//! portable lookup stops at the first zero counter there to save memory
+//! Bloom filter. Here four positions are computed, fetched, shifted and
+//! tested by one vector instruction each, so a lookup holds fewer
+//! instructions and more lookups fit in flight. Once the table is in DRAM
+//! the portable lookup stops at the first zero counter to save memory
 //! traffic on misses; the gathered one always fetches all k lines, and
-//! still matches it on misses (within 5 %), because more lookups fit in
-//! flight. Removes, which look the item up first, went from 195 to 132 ns
-//! at 10M keys and 1 %.
+//! keeps up on misses because more lookups are in flight.
 //!
-//! What did not pay: a loop over the groups of four with the group count
-//! at run time (1.22× at 1M, 1 %, against 1.05× for the unrolled copies,
-//! one per group count, measured with the loop inside the AVX2 function).
 //! What costs: the call. A function compiled for AVX2 cannot be inlined
-//! into portable code, and a loop over many keys inside one AVX2 function
-//! measured 1.05× the classic filter's time at 1M keys and 1 % (scratch),
-//! against 1.18× for one call per key as here. Yet where the kernel can be
-//! inlined, in a build for an AVX2 target (`-C target-cpu=x86-64-v3`), it
-//! is kept out of line (`#[inline(never)]`): inlined into the lookup loop
-//! of `cargo xtask compare`, lookups of a shuffled mix took 15.4 ns
-//! against 14.3 at 1M keys and 1 %, and 83.6 against 76.9 at 10M (three
-//! alternating runs of each build).
+//! into portable code. Where it could be (a build for an AVX2 target), it
+//! is still kept out of line (`#[inline(never)]`): inlined into a caller's
+//! lookup loop it made that loop slower. One unrolled copy per group count
+//! beat a loop over the groups with the count known at run time.
 //!
 //! The vector code computes exactly the probes of
-//! [`LinearProbes`](filter_core::LinearProbes): probe j of a key is
-//! `reduce(x + j·y, m)`, and `reduce` (the high word of a 64 × 64-bit
-//! product) is rebuilt from two 32 × 32-bit products, exact for m < 2^32.
-//! So answers never depend on the CPU, and a test checks the two kernels
-//! agree.
+//! [`filter_core::probes::LinearProbes`]: probe j of a key is `reduce(x + j·y, m)`, and
+//! `reduce` (the high word of a 64 × 64-bit product) is rebuilt from two
+//! 32 × 32-bit products, exact for m < 2^32. So answers never depend on
+//! the CPU, and a test checks the two kernels agree.
 
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86_64")]
-use filter_core::HashQuality;
-use filter_core::ProbeSequence;
+use filter_core::probes::LinearProbes;
+use filter_core::probes::ProbeSequence;
 
 use crate::kernel::Kernel;
 
@@ -79,8 +51,7 @@ pub(crate) enum Lookup {
 }
 
 /// What the AVX2 lookup of one filter shape needs besides the table,
-/// computed once: rebuilt on every call, these took about 4 % of a lookup
-/// at 1M keys.
+/// computed once rather than on every call.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Gather {
@@ -91,24 +62,20 @@ pub(crate) struct Gather {
     used: [u64; 4],
     /// k / 4, rounded up: 1 to 4.
     groups: u32,
-    /// Whether the probes start from the folded product
-    /// ([`ProbeSequence::Folded`]) rather than from `mix64`
-    /// ([`ProbeSequence::Linear`]).
-    folded: bool,
 }
 
 impl Lookup {
     /// The lookup for a table of `counters` counters probed `hashes` times
     /// by `sequence`: AVX2 where the CPU has it and the vector lookup
     /// reaches the same counters as the portable one, that is for the
-    /// linear and folded sequences, at most [`MAX_GATHERED_HASHES`] hashes
+    /// linear sequence, at most [`MAX_GATHERED_HASHES`] hashes
     /// and fewer than 2^32 counters (a 2 GiB table); else portable.
     ///
-    /// Small tables (the cubic sequence) keep the portable lookup: they are
-    /// in cache, where a lookup waits on nothing and gathers do not pay.
+    /// Small tables (the cubic and hashed sequences) keep the portable
+    /// lookup: they are in cache, where a lookup waits on nothing and
+    /// gathers do not pay.
     pub(crate) fn for_shape(counters: usize, hashes: u32, sequence: ProbeSequence) -> Lookup {
-        let folded = sequence == ProbeSequence::Folded;
-        let fits = (folded || sequence == ProbeSequence::Linear)
+        let fits = sequence == ProbeSequence::Linear
             && (1..=MAX_GATHERED_HASHES).contains(&hashes)
             && u32::try_from(counters).is_ok();
         if !fits {
@@ -123,7 +90,6 @@ impl Lookup {
                     len: [counters as u64; 4],
                     used: [0, 1, 2, 3].map(|lane| if lane < last_group { u64::MAX } else { 0 }),
                     groups,
-                    folded,
                 })
             }
             _ => Lookup::Portable,
@@ -131,7 +97,7 @@ impl Lookup {
     }
 }
 
-/// Whether the counters of raw hash `hash` are all non-zero in `table`, a
+/// Whether the counters of mixed hash `mixed` are all non-zero in `table`, a
 /// table of the shape `gather` was made for, by the AVX2 lookup.
 ///
 /// # Safety
@@ -141,11 +107,7 @@ impl Lookup {
 /// follows from `gather` existing.)
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn all_nonzero<Q: HashQuality>(
-    table: &[u64],
-    gather: &Gather,
-    hash: u64,
-) -> bool {
+pub(crate) unsafe fn all_nonzero(table: &[u64], gather: &Gather, mixed: u64) -> bool {
     debug_assert!(table.len() as u64 >= gather.len[0].div_ceil(16));
     // One copy per group count, each unrolled: a branch on the hash count,
     // the same for every lookup of a filter, so always predicted.
@@ -154,10 +116,10 @@ pub(crate) unsafe fn all_nonzero<Q: HashQuality>(
     // the table.
     unsafe {
         match gather.groups {
-            1 => avx2::all_nonzero::<1, Q>(table, gather, hash),
-            2 => avx2::all_nonzero::<2, Q>(table, gather, hash),
-            3 => avx2::all_nonzero::<3, Q>(table, gather, hash),
-            _ => avx2::all_nonzero::<4, Q>(table, gather, hash),
+            1 => avx2::all_nonzero::<1>(table, gather, mixed),
+            2 => avx2::all_nonzero::<2>(table, gather, mixed),
+            3 => avx2::all_nonzero::<3>(table, gather, mixed),
+            _ => avx2::all_nonzero::<4>(table, gather, mixed),
         }
     }
 }
@@ -177,9 +139,7 @@ mod avx2 {
         _mm256_slli_epi64, _mm256_srli_epi64, _mm256_srlv_epi64, _mm256_testz_si256,
     };
 
-    use filter_core::{HashQuality, LinearProbes};
-
-    use super::Gather;
+    use super::{Gather, LinearProbes};
 
     /// The intrinsics take i64; these are bit-for-bit reinterpretations.
     fn lane(x: u64) -> i64 {
@@ -216,19 +176,13 @@ mod avx2 {
     // Out of line even where it could be inlined (see the module docs).
     #[inline(never)]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn all_nonzero<const GROUPS: usize, Q: HashQuality>(
+    pub(super) unsafe fn all_nonzero<const GROUPS: usize>(
         table: &[u64],
         gather: &Gather,
-        hash: u64,
+        mixed: u64,
     ) -> bool {
         let counters = gather.len[0] as usize;
-        // A constant of the type: the default compiles to the two mixed
-        // starts alone.
-        let (x, y) = if gather.folded {
-            LinearProbes::folded_for::<Q>(hash, counters).next_and_step()
-        } else {
-            LinearProbes::new_for::<Q>(hash, counters).next_and_step()
-        };
+        let (x, y) = LinearProbes::new(mixed, counters).next_and_step();
         let at = |j: u64| lane(x.wrapping_add(y.wrapping_mul(j)));
         // SAFETY: the CPU has AVX2 (the caller's promise), and the gathers
         // stay in the table: each lane's position is `reduce(_, counters) <
@@ -270,59 +224,45 @@ mod tests {
     use super::*;
     use crate::CountingBloomFilter;
     use crate::counters::zeroed_table;
-    use filter_core::{AnyHashes, DefaultHashBuilder, HashQuality, UniformHashes, mix64};
+    use filter_core::{PortableHasher, mix64};
 
-    /// A filter of `counters` counters and `hashes` hashes on `sequence`
-    /// (linear or folded), whatever its size, holding
-    /// `counters / (2·hashes)` keys (about 40 % of the counters non-zero, so
-    /// lookups answer both ways) and one key inserted 20 times (saturated
-    /// counters).
-    fn filter_on<Q: HashQuality>(
-        counters: u64,
-        hashes: u32,
-        sequence: ProbeSequence,
-    ) -> CountingBloomFilter<DefaultHashBuilder, Q> {
+    /// A filter of `counters` counters and `hashes` hashes probed by the
+    /// linear sequence whatever its size (small tables would pick another),
+    /// holding `counters / (2·hashes)` keys (about 40 % of the counters
+    /// non-zero, so lookups answer both ways) and one key inserted 20
+    /// times (saturated counters).
+    fn linear_filter(counters: u64, hashes: u32) -> CountingBloomFilter {
         let table = zeroed_table(counters).unwrap();
-        let mut filter = CountingBloomFilter::from_parts(
-            table,
-            counters,
-            hashes,
-            sequence,
-            DefaultHashBuilder::default(),
-        );
+        let mut filter =
+            CountingBloomFilter::from_parts(table, counters, hashes, PortableHasher::default());
+        filter.sequence = ProbeSequence::Linear;
+        filter.lookup = Lookup::for_shape(counters as usize, hashes, ProbeSequence::Linear);
         for i in 0..=counters / (2 * u64::from(hashes)) {
-            filter.insert_hash(mix64(i));
+            filter.insert_mixed(mix64(i));
         }
         for _ in 0..20 {
-            filter.insert_hash(u64::MAX);
+            filter.insert_mixed(u64::MAX);
         }
         filter
     }
 
+    /// 1 word, a partial last word and cache-resident tables with every
+    /// hash count the AVX2 lookup takes; a 4.8 MB table with one hash count
+    /// per group count (the slowest shape to fill). On a CPU without AVX2
+    /// both filters run the portable lookup.
     #[test]
     fn both_lookups_agree_at_every_hash_count() {
-        both_lookups_agree::<AnyHashes>();
-        both_lookups_agree::<UniformHashes>();
-    }
-
-    /// 1 word, a partial last word, cache-resident and 4.8 MB tables;
-    /// every hash count the AVX2 lookup takes, filters of quality `Q`. On
-    /// a CPU without AVX2 both filters run the portable lookup.
-    fn both_lookups_agree<Q: HashQuality>() {
         let avx2 = Kernel::detect() != Kernel::Portable;
-        let shapes = [1u64, 17, 1_000, 100_003, 9_585_059]
+        let shapes = [1u64, 17, 1_000, 100_003]
             .into_iter()
-            .flat_map(|counters| {
-                (1..=MAX_GATHERED_HASHES).flat_map(move |hashes| {
-                    [ProbeSequence::Linear, ProbeSequence::Folded].map(|s| (counters, hashes, s))
-                })
-            });
-        for (counters, hashes, sequence) in shapes {
-            let mut fast = filter_on::<Q>(counters, hashes, sequence);
+            .flat_map(|counters| (1..=MAX_GATHERED_HASHES).map(move |hashes| (counters, hashes)))
+            .chain([3, 7, 12, 16].map(|hashes| (9_585_059, hashes)));
+        for (counters, hashes) in shapes {
+            let mut fast = linear_filter(counters, hashes);
             assert_eq!(
                 fast.lookup != Lookup::Portable,
                 avx2,
-                "{counters}, {hashes}, {sequence:?}"
+                "{counters}, {hashes}"
             );
             let mut portable = fast.clone();
             portable.lookup = Lookup::Portable;
@@ -330,12 +270,12 @@ mod tests {
                 .map(|i| mix64(i ^ 0xABCD_0000_0000))
                 .chain([u64::MAX]);
             let (mut present, mut absent) = (0, 0);
-            for hash in queries {
-                let answer = fast.contains_hash(hash);
+            for mixed in queries {
+                let answer = fast.contains_mixed(mixed);
                 assert_eq!(
                     answer,
-                    portable.contains_hash(hash),
-                    "{counters}, {hashes}, {hash}"
+                    portable.contains_mixed(mixed),
+                    "{counters}, {hashes}, {mixed}"
                 );
                 if answer {
                     present += 1;
@@ -352,8 +292,8 @@ mod tests {
             // A remove looks the key up first: both ways, every key
             // inserted comes out, and the tables stay equal.
             for i in 0..=counters / (2 * u64::from(hashes)) {
-                assert!(fast.remove_hash(mix64(i)), "{counters}, {hashes}, {i}");
-                assert!(portable.remove_hash(mix64(i)));
+                assert!(fast.remove_mixed(mix64(i)), "{counters}, {hashes}, {i}");
+                assert!(portable.remove_mixed(mix64(i)));
             }
             assert_eq!(fast.table, portable.table);
         }
@@ -368,7 +308,6 @@ mod tests {
         assert_eq!(gathered(9_585_059, 7, ProbeSequence::Linear), avx2);
         assert_eq!(gathered(9_585_059, 16, ProbeSequence::Linear), avx2);
         assert_eq!(gathered(u32::MAX as usize, 1, ProbeSequence::Linear), avx2);
-        assert_eq!(gathered(9_585_059, 7, ProbeSequence::Folded), avx2);
         // More than four groups of four, the cubic and hashed sequences,
         // 2^32 counters.
         assert!(!gathered(9_585_059, 17, ProbeSequence::Linear));

@@ -2,7 +2,9 @@
 //! batched inserts and removals leave exactly the filter one-by-one inserts
 //! and removals leave, for tables below and above the prefetching threshold.
 
-use counting_bloom::{BlockedCountingBloomFilter, CountingBloomFilter};
+use counting_bloom::{
+    BatchContains, BatchInsert, BatchRemove, BlockedCountingBloomFilter, CountingBloomFilter,
+};
 use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
@@ -117,9 +119,11 @@ fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
         );
 
         let mut counting_batched = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        counting_batched.insert_batch(&inserted);
+        counting_batched.insert_batch(&inserted).unwrap();
         counting_batched.extend(strings.iter().map(String::as_str));
-        counting_batched.insert_hash_batch(hashes.iter().copied());
+        counting_batched
+            .insert_hash_batch(hashes.iter().copied())
+            .unwrap();
         // Same counters, though the three kinds of keys went in in another
         // order: saturating increments commute.
         assert!(
@@ -132,9 +136,9 @@ fn batched_inserts_build_the_same_filters_in_small_and_large_tables() {
         );
 
         let mut blocked_batched = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        blocked_batched.insert_batch(&inserted);
+        blocked_batched.insert_batch(&inserted).unwrap();
         blocked_batched.extend(strings.iter().map(String::as_str));
-        blocked_batched.insert_hash_batch(hashes);
+        blocked_batched.insert_hash_batch(hashes).unwrap();
         assert!(
             blocked_batched == blocked,
             "BlockedCountingBloomFilter, {n} keys"
@@ -163,8 +167,8 @@ quickcheck! {
         }
         let mut counting_batched = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
         let mut blocked_batched = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        counting_batched.insert_batch(&inserted);
-        blocked_batched.insert_batch(&inserted);
+        counting_batched.insert_batch(&inserted).unwrap();
+        blocked_batched.insert_batch(&inserted).unwrap();
         counting_batched == counting && blocked_batched == blocked
     }
 }
@@ -192,10 +196,10 @@ fn batched_removes_leave_the_filters_of_one_by_one_removes() {
 
         let mut counting = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
         let mut blocked = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        counting.insert_batch(&inserted);
-        blocked.insert_batch(&inserted);
-        counting.insert_hash_batch(hashes.iter().copied());
-        blocked.insert_hash_batch(hashes.iter().copied());
+        counting.insert_batch(&inserted).unwrap();
+        blocked.insert_batch(&inserted).unwrap();
+        counting.insert_hash_batch(hashes.iter().copied()).unwrap();
+        blocked.insert_hash_batch(hashes.iter().copied()).unwrap();
 
         let mut leaving: Vec<u64> = members.iter().step_by(2).copied().collect();
         let absent: Vec<u64> = keys::non_members(5, n)
@@ -264,8 +268,8 @@ quickcheck! {
         let capacity = if large { 2_000_000 } else { 200 };
         let mut counting = CountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
         let mut blocked = BlockedCountingBloomFilter::with_fpr(capacity, 0.01).unwrap();
-        counting.insert_batch(&inserted);
-        blocked.insert_batch(&inserted);
+        counting.insert_batch(&inserted).unwrap();
+        blocked.insert_batch(&inserted).unwrap();
         let (mut counting_batched, mut blocked_batched) = (counting.clone(), blocked.clone());
         let counting_removed = removed.iter().filter(|k| counting.remove(*k)).count();
         let blocked_removed = removed.iter().filter(|k| blocked.remove(*k)).count();

@@ -4,14 +4,14 @@
 //! takes the early-exit path with those probes, a combination no other test
 //! reaches.
 
-use counting_bloom::CountingBloomFilter;
-use filter_core::{BRANCH_FREE_MAX_BYTES, ProbeSequence};
+use counting_bloom::{BatchContains, CountingBloomFilter};
+use filter_core::probes::{BRANCH_FREE_MAX_BYTES, ProbeSequence};
 
 /// 40M counters (20 MB) probed `hashes` times per item: counts, removes and
 /// lookups, one by one and batched.
 fn past_the_branch_free_limit(hashes: u32, sequence: ProbeSequence) {
     let mut filter = CountingBloomFilter::with_counters(40_000_000, hashes).unwrap();
-    assert_eq!(filter.probe_sequence(), sequence);
+    assert_eq!(ProbeSequence::for_table(40_000_000, hashes), sequence);
     assert!(filter.memory_bytes() > BRANCH_FREE_MAX_BYTES);
     (0..20_000u64).for_each(|i| filter.insert(&i));
     (0..1_000u64).for_each(|i| filter.insert(&i));

@@ -10,29 +10,26 @@
 //! front (a join, a batch of LSM-tree reads, a crawl frontier), the filter
 //! can compute where key i + [`LOOKAHEAD`] lives while it tests key i, and
 //! ask the CPU for those lines with a prefetch hint. Many misses are then in
-//! flight at once. Measured on a 2-core AMD EPYC VM, one dependent-free loop
-//! over a 48 MB table: seven random lines per key took 83 ns per key
-//! looked up one by one and 22 ns 32 keys ahead; two lines per key, 30
-//! against 8.6 ns. In a table that fits the cache the hint only costs the
+//! flight at once. In a table that fits the cache the hint only costs the
 //! work of locating each key twice, so filters skip it there
 //! ([`PREFETCH_MIN_BYTES`]).
 //!
 //! # How
 //!
 //! A filter implements [`Lookahead`] (where a key's memory is, and the
-//! lookup itself) and returns a [`Batch`] from its `contains_batch`: an
-//! iterator over the answers, in the order of the keys, that keeps
-//! [`LOOKAHEAD`] hashes in a small ring. Each step takes one new hash,
-//! prefetches it, and answers the oldest. The answers are exactly those of
-//! the filter's `contains_hash`, key by key.
+//! lookup itself) and the batch traits ([`BatchContains`], [`BatchInsert`],
+//! [`BatchRemove`]), whose provided methods are written once here. A
+//! batched lookup is a [`Batch`]: an iterator over the answers, in the
+//! order of the keys, that keeps [`LOOKAHEAD`] hashes in a small ring. Each
+//! step takes one new hash, prefetches it, and answers the oldest. The
+//! answers are exactly those of the filter's one-by-one lookups.
 //!
 //! Inserts gain the same way when a filter is loaded in bulk (an SSTable's
 //! keys when it is written, a blocklist at start-up): [`insert_ahead`]
-//! drives a filter's `insert_batch` with the same ring, inserting the keys
-//! in their order, so the filter ends exactly as one-by-one inserts leave
-//! it. Removals use the ring too ([`remove_ahead`], behind the counting
-//! and cuckoo filters' `remove_batch`): expiring many entries at once is
-//! the same access pattern as loading them.
+//! drives the inserts with the same ring, in the keys' order, so the filter
+//! ends exactly as one-by-one inserts leave it. Removals use the ring too
+//! ([`remove_ahead`]): expiring many entries at once is the same access
+//! pattern as loading them.
 //!
 //! # Chunks
 //!
@@ -43,30 +40,15 @@
 //! has AVX2 (checked when the batch is made), it takes [`LOOKAHEAD`] hashes
 //! at a time and answers them in one call to a loop compiled for AVX2,
 //! into which the source iterator (the caller's hashing included) and the
-//! filter's lookup are inlined: the compiler may use AVX2 throughout, and a
-//! filter's AVX2 kernel is inlined instead of called once per key. Where
-//! the filter prefetches, the loop keeps the ring's order exactly: each
-//! lookup comes after the prefetches of the [`LOOKAHEAD`] − 1 hashes that
-//! follow it. [`Iterator::fold`] (behind `count`, `sum` and `for_each`)
-//! takes the answers a chunk at a time; `next` (behind `for` loops, `zip`
-//! and `collect`) hands them out one by one. The answers are those of
-//! `lookup_hash`, key by key, either way.
-//!
-//! Measured on a shared 2-core AMD EPYC (Zen 5) in a default build, three
-//! runs of `cargo xtask compare --n 100k,1M --fpr 0.01` alternating with
-//! the build before chunks, medians, ns per query of a shuffled mix of
-//! members and non-members at 1M keys: `Xor8` 4.97 → 3.52, `BinaryFuse8`
-//! 4.47 → 3.57, `Xor16` 5.61 → 3.83, `BinaryFuse16` 5.12 → 3.77 (at 100k
-//! keys 3.4–3.7 → 2.8), `BlockedBloomFilter` 2.63 → 2.53 (100k: 1.90 →
-//! 1.76), `CountingBloomFilter` 13.89 → 13.30. At 10M keys, prefetched,
-//! three runs of all sizes (noisier): `Xor16` 14.6 → 11.4, `BloomFilter`
-//! 20.8 → 18.9, `Xor8` 9.8 → 8.8, `CuckooFilter` 9.2 → 8.8, the rest
-//! within noise. `BloomFilter`, `CuckooFilter` and
-//! `BlockedCountingBloomFilter` opt in only from [`PREFETCH_MIN_BYTES`]:
-//! in cache their chunk loops measured slower than one lookup per call
-//! (1M keys: 6.2 against 4.7 ns for the cuckoo filter, 8.2–8.5 against 7.7
-//! for the blocked counting filter; 100k keys: 8.1 against 7.4 for the
-//! classic Bloom filter).
+//! filter's lookup are inlined. Where the filter prefetches, the loop keeps
+//! the ring's order exactly: each lookup comes after the prefetches of the
+//! [`LOOKAHEAD`] − 1 hashes that follow it. [`Iterator::fold`] (behind
+//! `count`, `sum` and `for_each`) takes the answers a chunk at a time;
+//! `next` (behind `for` loops, `zip` and `collect`) hands them out one by
+//! one. The answers are those of `lookup_hash`, key by key, either way.
+//! Filters opt in where a benchmark showed the chunk loop faster; in small
+//! tables some filters' chunk loops are slower than one lookup per call, and
+//! those opt in only from [`PREFETCH_MIN_BYTES`].
 
 use std::convert::Infallible;
 use std::fmt;
@@ -77,10 +59,8 @@ use crate::Error;
 use crate::chunk;
 
 /// How many keys ahead a [`Batch`] prefetches: enough misses in flight to
-/// cover DRAM latency, while the ring stays within four cache lines.
-/// Measured at 10M keys (48 MB tables), one lookup per key against 32
-/// ahead: two lines per key 30 → 8.6 ns (16 ahead: 12.7 ns), seven lines
-/// per key 83 → 22 ns (16 ahead: 24 ns).
+/// cover DRAM latency, while the ring stays within four cache lines. Fewer
+/// (16) left much of the gain on the table in out-of-cache benchmarks.
 pub const LOOKAHEAD: usize = 32;
 
 /// What a filter provides for batched lookups.
@@ -121,20 +101,16 @@ pub trait Lookahead {
 /// How many keys before its insert [`insert_ahead`] lets a filter request
 /// the memory a key's insert reaches through its first lines
 /// ([`Lookahead::prefetch_insert_follow_ups`]): half the lookahead, so the
-/// first lines have had 16 keys' time to arrive and the follow-ups have 16
-/// more. Measured filling a 10M-key cuckoo filter, 16 or 24 keys before
-/// beat 8.
+/// first lines have had half the ring's time to arrive and the follow-ups
+/// have the other half.
 pub const FOLLOW_UP: usize = LOOKAHEAD / 2;
 
 /// Tables at least this large are prefetched by filters that follow the
 /// workspace's default ([`Lookahead::worth_prefetching`]): 8 MiB. Smaller
 /// tables stay mostly in the caches, and there locating every key twice
-/// costs more than the prefetch saves. Measured on a 2-core AMD EPYC (1 MiB
-/// L2 per core, 32 MiB L3 shared with other tenants), batched against
-/// one-by-one lookups: a classic Bloom filter 1.18× slower at 1.2 MB and
-/// 1.13× at 3.6 MB, 0.3–0.5× at 12 MB; a counting Bloom filter about equal
-/// at 4.8 MB and 0.6–0.85× at 14 MB; a blocked Bloom filter equal at
-/// 1.3 MB, 0.94× at 3.9 MB.
+/// costs more than the prefetch saves; from about this size on, batched
+/// lookups of the classic and counting filters overtook one-by-one ones in
+/// the benchmarks.
 pub const PREFETCH_MIN_BYTES: usize = 8 << 20;
 
 /// The answers of a batched lookup: for each hash of the source, in order,
@@ -265,16 +241,13 @@ impl<F: Lookahead + ?Sized, I: Iterator<Item = u64>> Iterator for Batch<'_, F, I
     fn next(&mut self) -> Option<bool> {
         // Only the two common steps are inline, so that `next` stays small
         // enough for the compiler to inline into the caller's loop: a lookup
-        // without prefetching, or an answer already computed. When `next`
-        // was one function with the rest, the compiler called it once per
-        // answer: in a scratch program (1M keys, the default hasher) a `for`
-        // loop over a batch took 5.4 ns per key in `BlockedBloomFilter`
-        // against 4.1–4.4 now, 7.1–7.4 against 5.4–6.0 in `Xor8` and
-        // 9.1 against 7.1–7.3 in `CuckooFilter` (not chunked at that size).
+        // without prefetching, or an answer already computed. As one
+        // function with the rest, `next` was called once per answer, which
+        // cost a `for` loop over a batch a quarter of its speed.
         if self.next_answer == self.answered {
             if self.chunked.is_none() && !self.prefetch {
-                // Straight through: the ring's bookkeeping measured 13–45 %
-                // slower than plain lookups in cache-resident tables.
+                // Straight through: in cache-resident tables the ring's
+                // bookkeeping costs more than it saves.
                 return self.hashes.next().map(|hash| self.filter.lookup_hash(hash));
             }
             if !self.refill_answers() {

@@ -82,10 +82,13 @@ pub enum FilterKind {
     Quotient = 13,
     /// `xor_filter::Ribbon`.
     Ribbon = 14,
+    /// `xor_filter::PartitionedBinaryFuse8` and `PartitionedBinaryFuse16`
+    /// (the width is a field of the body), whole or one partition.
+    PartitionedBinaryFuse = 15,
 }
 
 impl FilterKind {
-    const ALL: [FilterKind; 14] = [
+    const ALL: [FilterKind; 15] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::CountingBloom,
@@ -100,6 +103,7 @@ impl FilterKind {
         FilterKind::DLeftCountingBloom,
         FilterKind::Quotient,
         FilterKind::Ribbon,
+        FilterKind::PartitionedBinaryFuse,
     ];
 
     /// The kind with this format number, if any.
@@ -124,6 +128,7 @@ impl FilterKind {
             FilterKind::DLeftCountingBloom => "DLeftCountingBloomFilter",
             FilterKind::Quotient => "QuotientFilter",
             FilterKind::Ribbon => "Ribbon",
+            FilterKind::PartitionedBinaryFuse => "PartitionedBinaryFuse",
         }
     }
 }
@@ -278,10 +283,40 @@ impl<'a> ByteReader<'a> {
         Ok((header, HasherProbe(stored_probe)))
     }
 
+    /// As [`open`](Self::open) without the checksum: [`check_header`](Self::check_header),
+    /// the probe, and a reader over the body, at a cost independent of the
+    /// body's length. For views, which leave the checksum to
+    /// [`verify_checksum`].
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), but altered bytes whose header is still
+    /// valid are not detected.
+    pub fn open_unverified(
+        bytes: &'a [u8],
+        kind: FilterKind,
+        probe: &HasherProbe,
+    ) -> Result<Self, Error> {
+        Self::check_header(bytes, kind)?;
+        let mut header = ByteReader {
+            body: &bytes[12..bytes.len() - CHECKSUM_BYTES],
+        };
+        let mut stored_probe = [0u64; 4];
+        for word in &mut stored_probe {
+            *word = header.u64("hasher probe")?;
+        }
+        if HasherProbe(stored_probe) != *probe {
+            return Err(Error::HasherMismatch);
+        }
+        Ok(header)
+    }
+
     /// Checks length, magic, version, checksum, kind and flags; returns the
     /// reader positioned at the probe.
     fn open_any(bytes: &'a [u8], kind: FilterKind) -> Result<(Self, ()), Error> {
-        Self::check_header(bytes, kind)?;
+        // The checksum before the kind and flags, so that a flipped bit in
+        // the kind field reads as damage (`Corrupt`), not as another kind.
+        Self::check_envelope(bytes)?;
         let content = &bytes[..bytes.len() - CHECKSUM_BYTES];
         let expected_sum = header_u64(&bytes[bytes.len() - CHECKSUM_BYTES..]);
         if checksum(content) != expected_sum {
@@ -289,6 +324,7 @@ impl<'a> ByteReader<'a> {
                 "checksum mismatch: the bytes were altered, truncated or extended",
             ));
         }
+        Self::check_header(bytes, kind)?;
         Ok((
             ByteReader {
                 body: &content[12..],
@@ -306,25 +342,9 @@ impl<'a> ByteReader<'a> {
     /// As [`open`](Self::open), but never [`Error::HasherMismatch`], and
     /// the checksum is not checked.
     pub fn check_header(bytes: &[u8], kind: FilterKind) -> Result<(), Error> {
-        if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
-            return Err(Error::corrupt(format_args!(
-                "{} bytes is shorter than the {} bytes of header and checksum",
-                bytes.len(),
-                HEADER_BYTES + CHECKSUM_BYTES
-            )));
-        }
-        if bytes[..4] != MAGIC {
-            return Err(Error::corrupt(
-                "missing magic \"MFLT\": not a serialized filter",
-            ));
-        }
+        Self::check_envelope(bytes)?;
         let field = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let (major, minor, stored_kind, flags) = (field(4), field(6), field(8), field(10));
-        if major != FORMAT_MAJOR {
-            return Err(Error::corrupt(format_args!(
-                "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
-            )));
-        }
         if stored_kind != kind as u16 {
             return Err(match FilterKind::from_u16(stored_kind) {
                 Some(found) => Error::WrongKind {
@@ -340,6 +360,30 @@ impl<'a> ByteReader<'a> {
         if flags != 0 {
             return Err(Error::corrupt(format_args!(
                 "flags {flags:#06x} are set; format {major}.{minor} reserves them and they must be 0"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Length, magic and major version: what every reader checks first.
+    fn check_envelope(bytes: &[u8]) -> Result<(), Error> {
+        if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
+            return Err(Error::corrupt(format_args!(
+                "{} bytes is shorter than the {} bytes of header and checksum",
+                bytes.len(),
+                HEADER_BYTES + CHECKSUM_BYTES
+            )));
+        }
+        if bytes[..4] != MAGIC {
+            return Err(Error::corrupt(
+                "missing magic \"MFLT\": not a serialized filter",
+            ));
+        }
+        let field = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let (major, minor) = (field(4), field(6));
+        if major != FORMAT_MAJOR {
+            return Err(Error::corrupt(format_args!(
+                "format version {major}.{minor} is not readable by version {FORMAT_MAJOR}.{FORMAT_MINOR}"
             )));
         }
         Ok(())
@@ -424,6 +468,16 @@ impl<'a> ByteReader<'a> {
                 ))
             })?;
         self.take(len, field)
+    }
+
+    /// Reads a u64 element count and returns, borrowed, the `count × width`
+    /// bytes of the elements that follow (a view's table).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming `field` when the count exceeds the bytes left.
+    pub fn borrow_array(&mut self, width: usize, field: &str) -> Result<&'a [u8], Error> {
+        self.array_bytes(width, field)
     }
 
     /// Reads a u64 element count and that many bytes.

@@ -92,11 +92,16 @@ const SEED_SALT: u64 = 0x243F_6A88_85A3_08D3;
 /// - a byte string (`str`, `[u8]`, `String`, `Vec<u8>` through their `Hash`
 ///   impls) goes through XXH3-64 seeded with the state:
 ///   `state = xxh3_64_with_seed(bytes, state)`;
+/// - an integer written right after a byte string (a `str`'s `0xFF`
+///   terminator) is folded in without a mix, since XXH3's output is uniform
+///   already: `state ^= value · 0x9E3779B97F4A7C15`; the next write, if
+///   any, first sets `state = mix64(state)`;
 /// - `hash_key` is the last `pre` (or `unmix64(state)` when the last write
-///   was a byte string), and `mixed_hash` is the final `state`.
+///   was a byte string or a folded integer), and `mixed_hash` is the final
+///   `state`.
 ///
-/// Integers and strings therefore reach a uniform, mixed hash in one
-/// finalizer, and [`mix64`]`(hash_key(k)) == mixed_hash(k)` exactly.
+/// Integers reach a uniform, mixed hash in one finalizer and strings in
+/// XXH3 alone, and [`mix64`]`(hash_key(k)) == mixed_hash(k)` exactly.
 ///
 /// One limit: `std`'s `Hash` for slices of integers other than bytes
 /// (`[u64]`, `Vec<u32>`) writes their memory as raw native-endian bytes,
@@ -130,6 +135,7 @@ impl PortableHasher {
             state: self.start,
             pre: 0,
             pre_known: false,
+            last: Last::Mixed,
         }
     }
 }
@@ -166,10 +172,28 @@ impl KeyHasher for PortableHasher {
 struct PortableState {
     state: u64,
     /// The value whose [`mix64`] is `state`, when the last write was an
-    /// integer.
+    /// integer that was mixed in.
     pre: u64,
     pre_known: bool,
+    /// What the last write was: it decides how an integer is folded in.
+    last: Last,
 }
+
+/// The last write into a [`PortableState`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    /// Nothing, or an integer mixed in with [`mix64`].
+    Mixed,
+    /// A byte string: `state` is XXH3's output, uniform already.
+    Bytes,
+    /// An integer folded into a byte string's hash without a mix: `state`
+    /// is uniform, but the next write mixes it first.
+    Folded,
+}
+
+/// The odd multiplier of an integer folded into a byte string's hash: the
+/// 64-bit golden ratio.
+const FOLD_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl PortableState {
     #[inline(always)]
@@ -181,11 +205,32 @@ impl PortableState {
         }
     }
 
+    /// Mixes a folded integer in before anything else is written, so that
+    /// only the last write of a key may skip its mix.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.last == Last::Folded {
+            self.state = mix64(self.state);
+        }
+    }
+
     #[inline(always)]
     fn integer(&mut self, value: u64) {
+        if self.last == Last::Bytes {
+            // Right after a byte string (a `str`'s 0xFF terminator, above
+            // all), XXH3's output is uniform already: xor in the integer
+            // times an odd constant, a bijection in it, and leave the mix
+            // to the next write, if any.
+            self.state ^= value.wrapping_mul(FOLD_MULTIPLIER);
+            self.last = Last::Folded;
+            self.pre_known = false;
+            return;
+        }
+        self.settle();
         self.pre = self.state ^ value;
         self.state = mix64(self.pre);
         self.pre_known = true;
+        self.last = Last::Mixed;
     }
 }
 
@@ -197,8 +242,10 @@ impl Hasher for PortableState {
 
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
+        self.settle();
         self.state = xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.state);
         self.pre_known = false;
+        self.last = Last::Bytes;
     }
 
     #[inline]

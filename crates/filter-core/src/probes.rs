@@ -150,9 +150,9 @@ const BEND_MULTIPLIER: u64 = 0x94D0_49BB_1331_11EB;
 ///
 /// Why two types and not one with a runtime flag: a filter dispatches on its
 /// sequence once per call and then runs a loop generic over the probe type,
-/// so the linear loop carries none of the cubic arithmetic. A single type
-/// with z = 0 for the linear case measured 20 % slower 1M-key lookups: the
-/// compiler merged the two copies of the loop and kept the cubic adds.
+/// so the linear loop carries none of the cubic arithmetic. With a single
+/// type and z = 0 for the linear case, the compiler merged the two copies of
+/// the loop and kept the cubic adds, a clear loss in the benchmarks.
 ///
 /// Positions may repeat within one key (about k²/2·len of the time); a
 /// filter must treat a repeat as two touches of the same cell.

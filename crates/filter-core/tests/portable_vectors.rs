@@ -30,7 +30,7 @@ fn integers_hash_by_value() {
 #[test]
 fn strings_and_bytes_hash_through_xxh3() {
     let text = "https://example.com/a/long/enough/path?query=1";
-    assert_eq!(both(text), (0x2416_2e0b_f52e_ff58, 0x2606_ef74_0544_738a));
+    assert_eq!(both(text), (0xad8d_5a0d_5864_197e, 0xbd54_11ce_3e1f_674c));
     assert_eq!(both(&text.to_string()), both(text));
     let bytes: &[u8] = &[0, 1, 2, 3, 0xFF, 0x80, 7];
     assert_eq!(both(bytes), (0xa364_b96d_b8f4_be08, 0xdf14_a8b0_cc5b_19bc));
@@ -46,7 +46,7 @@ fn strings_and_bytes_hash_through_xxh3() {
 fn tuples_and_seeds() {
     assert_eq!(
         both(&(7u64, "seven", -7i32)),
-        (0x7e2c_fcf7_0f8a_2f9c, 0x3f23_d445_2835_c78c)
+        (0x2238_d4b9_e5cb_dd45, 0x95ed_5a48_52a7_560b)
     );
     let seeded = PortableHasher::with_seed(1);
     assert_eq!(

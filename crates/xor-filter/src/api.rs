@@ -8,7 +8,7 @@
 /// `$name<F, S>`, a struct with fields `table: Table<$layout, F>` and `hasher: S`.
 macro_rules! static_filter_api {
     ($name:ident, $layout:ty, $kind:ident) => {
-        impl<F: Fingerprint> $name<F, DefaultHashBuilder> {
+        impl<F: Fingerprint> $name<F, PortableHasher> {
             /// Builds the filter from `keys`, hashed with the default hasher.
             ///
             /// Duplicates are fine: equal keys (and distinct keys whose 64-bit
@@ -22,7 +22,7 @@ macro_rules! static_filter_api {
             /// [`Error::ConstructionFailed`] if every seed failed (for
             /// distinct hashes practically impossible, even crafted ones).
             pub fn from_keys<T: Hash>(keys: &[T]) -> Result<Self, Error> {
-                Self::from_keys_with_hasher(keys, DefaultHashBuilder::default())
+                Self::from_keys_with_hasher(keys, PortableHasher::default())
             }
 
             /// Builds the filter from pre-hashed keys: each `u64` is a key's
@@ -34,7 +34,7 @@ macro_rules! static_filter_api {
             ///
             /// As [`from_keys`](Self::from_keys).
             pub fn from_hashes(hashes: &[u64]) -> Result<Self, Error> {
-                Self::from_hashes_with_hasher(hashes, DefaultHashBuilder::default())
+                Self::from_hashes_with_hasher(hashes, PortableHasher::default())
             }
 
             /// Loads a filter written by [`to_bytes`](Self::to_bytes) with the
@@ -42,18 +42,50 @@ macro_rules! static_filter_api {
             ///
             /// # Errors
             ///
-            /// [`Error::Corrupt`] for anything malformed: a checksum mismatch
-            /// for truncated, altered or extended bytes (the slice must be
-            /// exactly what `to_bytes` returned), and a message naming the
-            /// field for a wrong kind or parameters inconsistent with the key
-            /// count; [`Error::HasherMismatch`] when the filter was built with
-            /// a hasher that hashes differently.
+            /// [`Error::WrongKind`] for valid bytes of another filter;
+            /// [`Error::HasherMismatch`] when the filter was built with a
+            /// hasher that hashes differently; [`Error::Corrupt`] for
+            /// anything malformed: a checksum mismatch for truncated, altered
+            /// or extended bytes (the slice must be exactly what `to_bytes`
+            /// returned), and a message naming the field for parameters
+            /// inconsistent with the key count.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                Self::from_bytes_with_hasher(bytes, DefaultHashBuilder::default())
+                Self::from_bytes_with_hasher(bytes, PortableHasher::default())
             }
         }
 
-        impl<F: Fingerprint, S: BuildHasher> $name<F, S> {
+        impl<F: Fingerprint, S: KeyHasher> $name<F, S> {
+            /// `false` means `item` was certainly not among the keys; `true`
+            /// means it probably was.
+            #[inline]
+            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+                self.contains_hash(self.hasher.hash_key(item))
+            }
+
+            /// As [`contains`](Self::contains) for a key's hash (the filter's
+            /// hasher is not used).
+            #[inline]
+            pub fn contains_hash(&self, hash: u64) -> bool {
+                self.table.contains_hash(hash)
+            }
+
+            /// The number of distinct key hashes the filter was built from.
+            pub fn len(&self) -> usize {
+                self.table.keys
+            }
+
+            /// Whether the filter was built from no keys (it then answers
+            /// `false` for every key).
+            pub fn is_empty(&self) -> bool {
+                self.table.keys == 0
+            }
+
+            /// Serializes the filter (layout in `docs/format-xor-filter.md`).
+            pub fn to_bytes(&self) -> Vec<u8> {
+                self.table
+                    .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
+            }
+
             /// Builds the filter from `keys`, hashed with `hasher`.
             ///
             /// # Errors
@@ -68,11 +100,11 @@ macro_rules! static_filter_api {
                         "small enough that their 64-bit hashes can be allocated",
                     )
                 })?;
-                hashes.extend(keys.iter().map(|key| hasher.hash_one(key)));
+                hashes.extend(keys.iter().map(|key| hasher.hash_key(key)));
                 Self::from_hashes_with_hasher(&hashes, hasher)
             }
 
-            /// Builds the filter from hashes made by `hasher` (`hasher.hash_one(key)`),
+            /// Builds the filter from hashes made by `hasher` (`hasher.hash_key(key)`),
             /// so that [`contains`](Self::contains) can be asked with keys.
             ///
             /// # Errors
@@ -94,31 +126,6 @@ macro_rules! static_filter_api {
             pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
                 let table = Table::from_bytes(bytes, F::$kind, &HasherProbe::of(&hasher))?;
                 Ok($name { table, hasher })
-            }
-
-            /// `false` means `item` was certainly not among the keys; `true`
-            /// means it probably was.
-            #[inline]
-            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_one(item))
-            }
-
-            /// As [`contains`](Self::contains) for a key's hash (the filter's
-            /// hasher is not used).
-            #[inline]
-            pub fn contains_hash(&self, hash: u64) -> bool {
-                self.table.contains_hash(hash)
-            }
-
-            /// The number of distinct key hashes the filter was built from.
-            pub fn len(&self) -> usize {
-                self.table.keys
-            }
-
-            /// Whether the filter was built from no keys (it then reports
-            /// false positives at the usual rate, and nothing else).
-            pub fn is_empty(&self) -> bool {
-                self.table.keys == 0
             }
 
             /// The bytes of the fingerprint table.
@@ -148,10 +155,10 @@ macro_rules! static_filter_api {
                 &self.hasher
             }
 
-            /// Serializes the filter (layout in `docs/format-xor-filter.md`).
-            pub fn to_bytes(&self) -> Vec<u8> {
-                self.table
-                    .to_bytes(F::$kind, &HasherProbe::of(&self.hasher))
+            /// Hints that the lookup of `hash` will read its three slots soon.
+            #[inline(always)]
+            pub(crate) fn prefetch_slots(&self, hash: u64) {
+                self.table.prefetch_hash(hash);
             }
         }
 
@@ -175,15 +182,15 @@ macro_rules! static_filter_api {
         /// (`HasherProbe::same`, which asks integer keys only, so hashers for
         /// integers alone compare too): then their `to_bytes` are equal as
         /// well. Equal filters answer every query alike.
-        impl<F: Fingerprint, S: BuildHasher> PartialEq for $name<F, S> {
+        impl<F: Fingerprint, S: KeyHasher> PartialEq for $name<F, S> {
             fn eq(&self, other: &Self) -> bool {
                 self.table == other.table && HasherProbe::same(&self.hasher, &other.hasher)
             }
         }
 
-        impl<F: Fingerprint, S: BuildHasher> Eq for $name<F, S> {}
+        impl<F: Fingerprint, S: KeyHasher> Eq for $name<F, S> {}
 
-        impl<T: Hash + ?Sized, F: Fingerprint, S: BuildHasher> Filter<T> for $name<F, S> {
+        impl<T: Hash + ?Sized, F: Fingerprint, S: KeyHasher> Filter<T> for $name<F, S> {
             #[inline]
             fn contains(&self, item: &T) -> bool {
                 $name::contains(self, item)

@@ -1,8 +1,8 @@
 //! [`BinaryFuse`]: the 2022 binary fuse filter (segmented layout, ~1.125 n slots).
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher};
 
 use crate::api::static_filter_api;
 use crate::fingerprint::Fingerprint;
@@ -59,17 +59,17 @@ use crate::table::Table;
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct BinaryFuse<F: Fingerprint, S = DefaultHashBuilder> {
+pub struct BinaryFuse<F: Fingerprint, S = PortableHasher> {
     pub(crate) table: Table<FuseLayout, F>,
     pub(crate) hasher: S,
 }
 
 /// A binary fuse filter with 8-bit fingerprints: 9.04 bits per key,
 /// false-positive rate 2^-8 (0.39 %). See [`BinaryFuse`].
-pub type BinaryFuse8<S = DefaultHashBuilder> = BinaryFuse<u8, S>;
+pub type BinaryFuse8<S = PortableHasher> = BinaryFuse<u8, S>;
 
 /// A binary fuse filter with 16-bit fingerprints: 18.1 bits per key,
 /// false-positive rate 2^-16 (0.0015 %). See [`BinaryFuse`].
-pub type BinaryFuse16<S = DefaultHashBuilder> = BinaryFuse<u16, S>;
+pub type BinaryFuse16<S = PortableHasher> = BinaryFuse<u16, S>;
 
 static_filter_api!(BinaryFuse, FuseLayout, FUSE_KIND);

@@ -1,16 +1,51 @@
 //! The fingerprint widths: one trait so that the construction, the lookup and
 //! the byte encoding are written once for 8 and 16 bits.
 
-use std::fmt::Debug;
-use std::ops::BitXor;
-
 use filter_core::Error;
 use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for u8 {}
-    impl Sealed for u16 {}
+/// The internals of a width, out of the public API: a public trait with a
+/// private supertrait can be named but not implemented outside the crate,
+/// and its methods cannot be called there.
+pub(crate) mod sealed {
+    use std::fmt::Debug;
+    use std::ops::BitXor;
+
+    use filter_core::Error;
+    use filter_core::format::{ByteReader, ByteWriter, FilterKind};
+
+    /// What the construction, the lookup and the byte encoding need of a width.
+    pub trait Width:
+        Copy + Default + Eq + Debug + BitXor<Output = Self> + Send + Sync + 'static
+    {
+        /// The format kind of an xor filter of this width.
+        const XOR_KIND: FilterKind;
+
+        /// The format kind of a binary fuse filter of this width.
+        const FUSE_KIND: FilterKind;
+
+        /// The fingerprint of a mixed hash.
+        fn from_hash(mixed: u64) -> Self;
+
+        /// Appends `values` as an array of the format.
+        fn write_array(writer: &mut ByteWriter, values: &[Self]);
+
+        /// Reads the elements of an array written by
+        /// [`write_array`](Self::write_array), borrowed: `slots × BITS / 8` bytes.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Corrupt`] naming `field` when the bytes are missing.
+        fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error>;
+
+        /// The fingerprint at `index` of a table stored as little-endian bytes
+        /// (a borrowed view's table). Reads byte by byte, so the table need not
+        /// be aligned, and any host reads the same value.
+        fn load_le(bytes: &[u8], index: usize) -> Self;
+
+        /// Copies a table stored as little-endian bytes.
+        fn copy_le(bytes: &[u8]) -> Vec<Self>;
+    }
 }
 
 /// A fingerprint width: `u8` (false-positive rate 2^-8) or `u16` (2^-16).
@@ -30,39 +65,16 @@ mod sealed {
 /// noise of 2^-16) at 10^6, 1.2·10^7 and 3·10^7 keys for all four types.
 /// A fingerprint may be zero: unlike a cuckoo table, an xor filter has no
 /// notion of an empty slot.
-pub trait Fingerprint:
-    sealed::Sealed + Copy + Default + Eq + Debug + BitXor<Output = Self> + Send + Sync + 'static
-{
+pub trait Fingerprint: sealed::Width {
     /// The width in bits.
     const BITS: u32;
-
-    /// The format kind of an xor filter of this width.
-    #[doc(hidden)]
-    const XOR_KIND: FilterKind;
-
-    /// The format kind of a binary fuse filter of this width.
-    #[doc(hidden)]
-    const FUSE_KIND: FilterKind;
-
-    /// The fingerprint of a mixed hash.
-    #[doc(hidden)]
-    fn from_hash(mixed: u64) -> Self;
-
-    /// Appends `values` as an array of the format.
-    #[doc(hidden)]
-    fn write_array(writer: &mut ByteWriter, values: &[Self]);
-
-    /// Reads an array written by [`write_array`](Self::write_array).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Corrupt`] naming `field` when the bytes are missing.
-    #[doc(hidden)]
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error>;
 }
 
 impl Fingerprint for u8 {
     const BITS: u32 = 8;
+}
+
+impl sealed::Width for u8 {
     const XOR_KIND: FilterKind = FilterKind::Xor8;
     const FUSE_KIND: FilterKind = FilterKind::BinaryFuse8;
 
@@ -75,13 +87,25 @@ impl Fingerprint for u8 {
         writer.u8_array(values);
     }
 
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
-        reader.u8_array(field)
+    fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error> {
+        reader.borrow_array(1, field)
+    }
+
+    #[inline(always)]
+    fn load_le(bytes: &[u8], index: usize) -> Self {
+        bytes[index]
+    }
+
+    fn copy_le(bytes: &[u8]) -> Vec<Self> {
+        bytes.to_vec()
     }
 }
 
 impl Fingerprint for u16 {
     const BITS: u32 = 16;
+}
+
+impl sealed::Width for u16 {
     const XOR_KIND: FilterKind = FilterKind::Xor16;
     const FUSE_KIND: FilterKind = FilterKind::BinaryFuse16;
 
@@ -94,7 +118,20 @@ impl Fingerprint for u16 {
         writer.u16_array(values);
     }
 
-    fn read_array(reader: &mut ByteReader<'_>, field: &str) -> Result<Vec<Self>, Error> {
-        reader.u16_array(field)
+    fn borrow_array<'a>(reader: &mut ByteReader<'a>, field: &str) -> Result<&'a [u8], Error> {
+        reader.borrow_array(2, field)
+    }
+
+    #[inline(always)]
+    fn load_le(bytes: &[u8], index: usize) -> Self {
+        let pair = &bytes[2 * index..2 * index + 2];
+        u16::from_le_bytes([pair[0], pair[1]])
+    }
+
+    fn copy_le(bytes: &[u8]) -> Vec<Self> {
+        bytes
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect()
     }
 }

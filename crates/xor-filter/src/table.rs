@@ -8,6 +8,7 @@ use filter_core::{Error, HasherProbe, mix64};
 use crate::construct;
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
+use crate::view::TableRef;
 
 /// A built filter: every key `k` of the set satisfies
 /// `fp(k) == table[p0] ^ table[p1] ^ table[p2]`, where `p0, p1, p2` are the
@@ -37,8 +38,14 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         construct::build(hashes)
     }
 
+    /// Whether the key of pre-hash `hash` matches. A table of no keys
+    /// matches nothing: its slots would otherwise match 2^-F::BITS of all
+    /// keys, a false positive with nothing to be positive about.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        if self.keys == 0 {
+            return false;
+        }
         let k = mixed(hash, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = &self.fingerprints;
@@ -93,35 +100,12 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
         kind: FilterKind,
         probe: &HasherProbe,
     ) -> Result<Self, Error> {
-        let mut r = ByteReader::open(bytes, kind, probe)?;
-        let seed = r.u64("seed")?;
-        let keys = r.u64("keys")?;
-        let keys = usize::try_from(keys)
-            .ok()
-            .filter(|&k| k <= crate::MAX_KEYS)
-            .ok_or_else(|| {
-                Error::corrupt(format_args!(
-                    "keys is {keys}, at most {} allowed",
-                    crate::MAX_KEYS
-                ))
-            })?;
-        let layout = L::read(&mut r, keys)?;
-        // The reader checks the claimed count against the bytes present
-        // before allocating, so a lying count cannot exhaust memory.
-        let fingerprints = F::read_array(&mut r, "fingerprints")?;
-        if fingerprints.len() != layout.slots() {
-            return Err(Error::corrupt(format_args!(
-                "fingerprints has {} entries, but the layout has {} slots",
-                fingerprints.len(),
-                layout.slots()
-            )));
-        }
-        r.finish()?;
+        let view = TableRef::<L, F>::read(ByteReader::open(bytes, kind, probe)?)?;
         Ok(Table {
-            layout,
-            seed,
-            keys,
-            fingerprints,
+            layout: view.layout,
+            seed: view.seed,
+            keys: view.keys,
+            fingerprints: F::copy_le(view.fingerprints),
         })
     }
 }

@@ -1,8 +1,8 @@
 //! [`Xor`]: the 2020 xor filter (three blocks, 1.23 n + 32 slots).
 
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use filter_core::{DefaultHashBuilder, Error, Filter, HasherProbe};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher};
 
 use crate::api::static_filter_api;
 use crate::fingerprint::Fingerprint;
@@ -59,17 +59,17 @@ use crate::table::Table;
 /// # Ok::<(), xor_filter::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Xor<F: Fingerprint, S = DefaultHashBuilder> {
+pub struct Xor<F: Fingerprint, S = PortableHasher> {
     pub(crate) table: Table<XorLayout, F>,
     pub(crate) hasher: S,
 }
 
 /// An xor filter with 8-bit fingerprints: 9.84 bits per key, false-positive
 /// rate 2^-8 (0.39 %). See [`Xor`].
-pub type Xor8<S = DefaultHashBuilder> = Xor<u8, S>;
+pub type Xor8<S = PortableHasher> = Xor<u8, S>;
 
 /// An xor filter with 16-bit fingerprints: 19.7 bits per key, false-positive
 /// rate 2^-16 (0.0015 %). See [`Xor`].
-pub type Xor16<S = DefaultHashBuilder> = Xor<u16, S>;
+pub type Xor16<S = PortableHasher> = Xor<u16, S>;
 
 static_filter_api!(Xor, XorLayout, XOR_KIND);

@@ -2,7 +2,7 @@
 //! `Debug`, equality of whole state, and the shape the filter chose.
 
 use filter_core::testing::keys;
-use xor_filter::{BinaryFuse8, BinaryFuse16, DefaultHashBuilder, Xor8, Xor16};
+use xor_filter::{BinaryFuse8, BinaryFuse16, PortableHasher, Xor8, Xor16};
 
 /// Compile-time: a filter can be shared between threads (built once, then
 /// queried from many, behind an `Arc`).
@@ -12,7 +12,7 @@ fn filters_are_send_and_sync() {
     assert_send_sync::<Xor8>();
     assert_send_sync::<Xor16>();
     assert_send_sync::<BinaryFuse8>();
-    assert_send_sync::<BinaryFuse16<DefaultHashBuilder>>();
+    assert_send_sync::<BinaryFuse16<PortableHasher>>();
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn equal_exactly_when_the_bytes_are_equal() {
     // are equal, the filters not (from_bytes would refuse one for the other).
     let hashes: Vec<u64> = (0..1_000).collect();
     let d = Xor8::from_hashes(&hashes).unwrap();
-    let e = Xor8::from_hashes_with_hasher(&hashes, DefaultHashBuilder::with_seed(7)).unwrap();
+    let e = Xor8::from_hashes_with_hasher(&hashes, PortableHasher::with_seed(7)).unwrap();
     assert_ne!(d, e);
     assert_eq!(d, Xor8::from_hashes(&hashes).unwrap());
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use filter_core::batch::PREFETCH_MIN_BYTES;
 use filter_core::testing::keys;
 use quickcheck::quickcheck;
-use xor_filter::{BinaryFuse8, BinaryFuse16, Xor8, Xor16};
+use xor_filter::{BatchContains, BinaryFuse8, BinaryFuse16, Xor8, Xor16};
 
 use common::for_each_type;
 

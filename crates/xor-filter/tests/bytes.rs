@@ -49,14 +49,31 @@ fn loaded_filters_answer_identically() {
 fn wrong_kind_is_refused() {
     let ks = keys::members(1, 100);
     let x8 = Xor8::from_keys(&ks).unwrap().to_bytes();
-    let e = corrupt_reason(BinaryFuse8::from_bytes(&x8).unwrap_err());
-    assert!(
-        e.contains("expected a BinaryFuse8 filter, found Xor8"),
-        "{e}"
+    let wrong = |e: Error| match e {
+        Error::WrongKind { expected, found } => (expected, found),
+        other => panic!("expected WrongKind, got {other:?}"),
+    };
+    assert_eq!(
+        wrong(BinaryFuse8::from_bytes(&x8).unwrap_err()),
+        ("BinaryFuse8", "Xor8")
     );
-    assert!(Xor16::from_bytes(&x8).is_err());
+    assert_eq!(
+        wrong(Xor16::from_bytes(&x8).unwrap_err()),
+        ("Xor16", "Xor8")
+    );
     let b16 = BinaryFuse16::from_keys(&ks).unwrap().to_bytes();
-    assert!(BinaryFuse8::from_bytes(&b16).is_err());
+    assert_eq!(
+        wrong(BinaryFuse8::from_bytes(&b16).unwrap_err()),
+        ("BinaryFuse8", "BinaryFuse16")
+    );
+    assert_eq!(
+        wrong(xor_filter::BinaryFuse16Ref::from_bytes(&x8).unwrap_err()),
+        ("BinaryFuse16", "Xor8")
+    );
+    assert_eq!(
+        wrong(xor_filter::PartitionedBinaryFuse8::from_bytes(&b16).unwrap_err()),
+        ("PartitionedBinaryFuse", "BinaryFuse16")
+    );
     assert!(Xor16::from_bytes(&b16).is_err());
     assert_eq!(FilterKind::from_u16(8), Some(FilterKind::BinaryFuse16));
 }

@@ -67,7 +67,9 @@ fn main() {
             f.insert(&1u8);
             w(dir, 0, &format!("bloombits_{bits}_{h}"), f.to_bytes());
         }
-        if let Ok(mut f) = bloom::BlockedBloomFilter::with_bits(bits.max(256), h) {
+        if let Ok(mut f) =
+            bloom::BlockedBloomFilter::with_blocks((bits / 512).max(1) + u64::from(h % 2))
+        {
             f.insert(&1u8);
             w(dir, 1, &format!("bbloombits_{bits}_{h}"), f.to_bytes());
         }
@@ -134,6 +136,48 @@ fn main() {
         }
         if let Ok(f) = xor_filter::BinaryFuse16::from_keys(&keys) {
             w(dir, 8, &format!("bf16_{n}"), f.to_bytes());
+        }
+    }
+    // The 1.0 kinds: scalable filters grown past their first stage, a
+    // d-left filter with counts, a grown quotient filter, Ribbon at three
+    // rates; the xor filters' bytes again under their views' selectors.
+    for n in [0usize, 1, 10, 200] {
+        if let Ok(mut f) = bloom::ScalableBloomFilter::with_fpr(4, 0.01) {
+            (0..n).for_each(|i| drop(f.insert(&i)));
+            w(dir, 11, &format!("sbloom_{n}"), f.to_bytes());
+        }
+        if let Ok(mut f) = cuckoo::ScalableCuckooFilter::with_fpr(4, 0.01) {
+            (0..n).for_each(|i| drop(f.insert(&i)));
+            w(dir, 12, &format!("scuckoo_{n}"), f.to_bytes());
+        }
+        if let Ok(mut f) = counting_bloom::DLeftCountingBloomFilter::with_fpr(n.max(1), 0.01) {
+            (0..n).for_each(|i| drop(f.insert(&(i % 7))));
+            w(dir, 13, &format!("dleft_{n}"), f.to_bytes());
+        }
+        if let Ok(mut f) = quotient_filter::QuotientFilter::with_fpr(n.max(4), 0.01) {
+            (0..n).for_each(|i| drop(f.insert(&(i % 5))));
+            w(dir, 14, &format!("qf_{n}"), f.to_bytes());
+            if f.grow().is_ok() {
+                w(dir, 14, &format!("qfgrown_{n}"), f.to_bytes());
+            }
+        }
+        let keys: Vec<u64> = (0..n as u64).collect();
+        for fpr in [0.5, 0.01, 1e-6] {
+            if let Ok(f) = xor_filter::Ribbon::from_keys_with_fpr(&keys, fpr) {
+                w(dir, 15, &format!("ribbon_{n}_{fpr}"), f.to_bytes());
+            }
+        }
+        if let Ok(f) = xor_filter::Xor8::from_keys(&keys) {
+            w(dir, 0x15, &format!("xor8view_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::BinaryFuse16::from_keys(&keys) {
+            w(dir, 0x48, &format!("bf16view_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::PartitionedBinaryFuse8::from_keys(&keys, 3) {
+            w(dir, 0x5f, &format!("pbf8_{n}"), f.to_bytes());
+        }
+        if let Ok(f) = xor_filter::PartitionedBinaryFuse16::from_keys(&keys, 2) {
+            w(dir, 0x6f, &format!("pbf16_{n}"), f.to_bytes());
         }
     }
 }

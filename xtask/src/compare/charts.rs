@@ -82,7 +82,10 @@ pub(crate) fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
     let lookup = dir.join(FILES[1].0);
     scatter(
         &lookup,
-        &format!("Lookups at {} keys against bits per key", super::report::count(n)),
+        &format!(
+            "Lookups at {} keys against bits per key",
+            super::report::count(n)
+        ),
         "ns per lookup (log)",
         &at_n,
         |r| r.timing.mixed_ns,
@@ -111,8 +114,18 @@ fn scatter(
         .filter(|(x, y, _)| x.is_finite() && y.is_finite() && *y > 0.0)
         .collect();
     let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max) * 1.1;
-    let y_min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1.0) / 2.0;
-    let y_max = points.iter().map(|p| p.1).fold(0.0, f64::max).max(y_min * 4.0) * 2.0;
+    let y_min = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .min(1.0)
+        / 2.0;
+    let y_max = points
+        .iter()
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(y_min * 4.0)
+        * 2.0;
     let mut chart = ChartBuilder::on(&plot)
         .caption(title, (FONT, 18))
         .margin(12)
@@ -140,7 +153,11 @@ fn scatter(
     chart
         .draw_series(points.iter().map(|&(x, y, r)| {
             let style = color(r.entry.info.family);
-            let style = if r.entry.info.peer { style.stroke_width(2) } else { style.filled() };
+            let style = if r.entry.info.peer {
+                style.stroke_width(2)
+            } else {
+                style.filled()
+            };
             Circle::new((x, y), 5, style)
         }))
         .map_err(chart_error)?;
@@ -157,18 +174,32 @@ fn scatter(
     for (i, (label, family, peer)) in seen.iter().enumerate() {
         let y = 30 + 20 * i as i32;
         let style = color(*family);
-        let style = if *peer { style.stroke_width(2) } else { style.filled() };
-        legend.draw(&Circle::new((12, y), 5, style)).map_err(chart_error)?;
+        let style = if *peer {
+            style.stroke_width(2)
+        } else {
+            style.filled()
+        };
+        legend
+            .draw(&Circle::new((12, y), 5, style))
+            .map_err(chart_error)?;
         legend
             .draw(&Text::new(label.clone(), (24, y - 7), (FONT, 12)))
             .map_err(chart_error)?;
     }
     if theory {
-        let names: Vec<&str> = theory::curves().iter().map(|c| c.name).collect();
-        let y = 30 + 20 * seen.len() as i32;
+        let top = 30 + 20 * seen.len() as i32;
         legend
-            .draw(&Text::new(format!("grey lines: {}", names.join(", ")), (4, y), (FONT, 11)))
+            .draw(&Text::new("grey lines, theory:", (4, top), (FONT, 11)))
             .map_err(chart_error)?;
+        for (i, curve) in theory::curves().iter().enumerate() {
+            legend
+                .draw(&Text::new(
+                    curve.name,
+                    (12, top + 16 * (i as i32 + 1)),
+                    (FONT, 11),
+                ))
+                .map_err(chart_error)?;
+        }
     }
     root.present().map_err(chart_error)?;
     Ok(())

@@ -185,7 +185,12 @@ pub(crate) fn sample<S: Subject<K>, K: Cached>(
     let (counted, floor) = batched(&ids, |keys| black_box(&floor_table).count(keys));
     drop(floor_table);
     if counted != ids.len() {
-        return Err(format!("{}: the memory floor counted {counted} of {}", S::INFO.name, ids.len()).into());
+        return Err(format!(
+            "{}: the memory floor counted {counted} of {}",
+            S::INFO.name,
+            ids.len()
+        )
+        .into());
     }
     let (false_positives, miss) = batched(queries, |keys| count_hits(&filter, keys));
     let (mixed_hits, mixed) = batched(&workload.mixed, |keys| count_hits(&filter, keys));
@@ -257,17 +262,26 @@ pub(crate) fn fold(entry: &Entry, samples: &[Sample]) -> Result<(Accuracy, Timin
         accuracy.false_negatives = accuracy.false_negatives.max(s.accuracy.false_negatives);
         accuracy.failed_removes = accuracy.failed_removes.max(s.accuracy.failed_removes);
     }
-    let per_rep = samples.iter().map(|s| timing(entry, std::slice::from_ref(s))).collect();
+    let per_rep = samples
+        .iter()
+        .map(|s| timing(entry, std::slice::from_ref(s)))
+        .collect();
     Ok((accuracy, timing(entry, samples), per_rep))
 }
 
 fn timing(entry: &Entry, samples: &[Sample]) -> Timing {
     let pool = |batches: fn(&Sample) -> &Vec<f64>| -> f64 {
-        let mut all: Vec<f64> = samples.iter().flat_map(|s| batches(s).iter().copied()).collect();
+        let mut all: Vec<f64> = samples
+            .iter()
+            .flat_map(|s| batches(s).iter().copied())
+            .collect();
         quantile(&mut all, BATCH_QUANTILE)
     };
     Timing {
-        build_ns: samples.iter().map(|s| s.build_ns).fold(f64::INFINITY, f64::min),
+        build_ns: samples
+            .iter()
+            .map(|s| s.build_ns)
+            .fold(f64::INFINITY, f64::min),
         hit_ns: pool(|s| &s.hit),
         floor_ns: pool(|s| &s.floor),
         miss_ns: pool(|s| &s.miss),

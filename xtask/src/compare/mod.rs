@@ -74,9 +74,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         return Ok(());
     };
     if cfg!(debug_assertions) {
-        return Err("refusing to measure a debug build: its timings mean nothing. \
+        return Err(
+            "refusing to measure a debug build: its timings mean nothing. \
                     Run `cargo xtask compare` (the alias builds with --release)."
-            .into());
+                .into(),
+        );
     }
     let plan = plan(&options);
     if plan.is_empty() {
@@ -136,7 +138,10 @@ fn plan(options: &Options) -> Vec<Planned> {
     let mut plan = Vec::new();
     let mut add = |entries: Vec<Entry>, section: Section, sizes: &[usize], fprs: &[f64]| {
         for &n in sizes {
-            for entry in entries.iter().filter(|e| options.selects(e.info.name, e.info.krate)) {
+            for entry in entries
+                .iter()
+                .filter(|e| options.selects(e.info.name, e.info.krate))
+            {
                 let targets: Vec<Target> = if entry.info.sized {
                     fprs.iter().map(|&p| Target::Rate(p)).collect()
                 } else {
@@ -153,12 +158,21 @@ fn plan(options: &Options) -> Vec<Planned> {
             }
         }
     };
-    let main: Vec<Entry> = ours::entries().into_iter().chain(peers::entries()).collect();
+    let main: Vec<Entry> = ours::entries()
+        .into_iter()
+        .chain(peers::entries())
+        .collect();
     add(main, Section::Main, &options.sizes, &options.fprs);
     let (n, p) = options.reference();
-    let strings = ours::string_entries().into_iter().chain(peers::string_entries()).collect();
+    let strings = ours::string_entries()
+        .into_iter()
+        .chain(peers::string_entries())
+        .collect();
     add(strings, Section::Strings, &[n], &[p]);
-    let cheap = ours::cheap_entries().into_iter().chain(peers::cheap_entries()).collect();
+    let cheap = ours::cheap_entries()
+        .into_iter()
+        .chain(peers::cheap_entries())
+        .collect();
     add(cheap, Section::Cheap, &[n], &[p]);
     plan
 }
@@ -174,11 +188,20 @@ fn measure_all(options: &Options, plan: &[Planned]) -> Result<Vec<Row>> {
         let reps = options.reps_for(n);
         let mut samples = vec![Vec::new(); here.len()];
         for rep in 0..reps {
-            eprintln!("n = {}: repetition {}/{reps} of {} rows", report::count(n), rep + 1, here.len());
+            eprintln!(
+                "n = {}: repetition {}/{reps} of {} rows",
+                report::count(n),
+                rep + 1,
+                here.len()
+            );
             for (i, p) in here.iter().enumerate() {
-                let sample = (p.entry.measure)(options.seed, n, p.target, &mut cache).map_err(|e| {
-                    format!("{} ({}) at n = {n}: {e}", p.entry.info.name, p.entry.info.krate)
-                })?;
+                let sample =
+                    (p.entry.measure)(options.seed, n, p.target, &mut cache).map_err(|e| {
+                        format!(
+                            "{} ({}) at n = {n}: {e}",
+                            p.entry.info.name, p.entry.info.krate
+                        )
+                    })?;
                 samples[i].push(sample);
             }
         }

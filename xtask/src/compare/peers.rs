@@ -153,7 +153,8 @@ impl<K: Key> Subject<K> for Growable {
         "its own",
     );
     fn build(keys: &[K], target: Target) -> Result<Self> {
-        let mut f = growable_bloom_filter::GrowableBloom::new(target.rate()?, initial_items(keys.len()));
+        let mut f =
+            growable_bloom_filter::GrowableBloom::new(target.rate()?, initial_items(keys.len()));
         for k in keys {
             f.insert(k);
         }
@@ -318,7 +319,12 @@ pub(crate) enum Pleat {
 impl<K: Key> Subject<K> for Pleat {
     const INFO: Info = Info {
         dynamic: false,
-        ..Info::peer("Ribbon", "pleat 0.1", Family::Ribbon, "u64 keys as they are")
+        ..Info::peer(
+            "Ribbon",
+            "pleat 0.1",
+            Family::Ribbon,
+            "u64 keys as they are",
+        )
     };
     fn build(keys: &[K], target: Target) -> Result<Self> {
         let keys: Vec<u64> = keys.iter().map(Key::to_u64).collect();

@@ -122,7 +122,11 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
         machine.rustc,
         machine.commit,
         machine.profile,
-        if machine.simd.is_empty() { String::new() } else { format!(", {}", machine.simd) },
+        if machine.simd.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", machine.simd)
+        },
         machine.date,
         duration(elapsed)
     );
@@ -183,7 +187,12 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
         if here.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "## {title}\n\n{text} {} keys, {}.\n", count(reference_n), pct(reference_p));
+        let _ = writeln!(
+            out,
+            "## {title}\n\n{text} {} keys, {}.\n",
+            count(reference_n),
+            pct(reference_p)
+        );
         table(&mut out, &here);
         ratios(&mut out, &here);
     }
@@ -228,22 +237,60 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
         options.seed,
         options.reps_for(1_000_000),
         options.reps_for(10_000_000),
-        options.sizes.iter().map(|&n| count(n)).collect::<Vec<_>>().join(", "),
-        options.fprs.iter().map(|&p| pct(p)).collect::<Vec<_>>().join(", "),
+        options
+            .sizes
+            .iter()
+            .map(|&n| count(n))
+            .collect::<Vec<_>>()
+            .join(", "),
+        options
+            .fprs
+            .iter()
+            .map(|&p| pct(p))
+            .collect::<Vec<_>>()
+            .join(", "),
     );
     out
 }
 
 /// The limits a user must know, next to the filter they limit.
-const LIMITS: [(&str, &str); 8] = [
-    ("BloomFilter, BlockedBloomFilter", "past the expected items the rate climbs silently; use `ScalableBloomFilter` when the size is unknown"),
-    ("ScalableBloomFilter", "memory grows with the set; a memory limit, if set, turns into `Err`"),
-    ("CountingBloomFilter, BlockedCountingBloomFilter", "counters saturate at 15: such a key's count stays 15 and it stays present after removes"),
-    ("DLeftCountingBloomFilter", "`Err(Full)` when every candidate bucket of a key is full (sized so that this does not happen before the expected items)"),
-    ("CuckooFilter", "`Err(Full)` near 95 % load, nothing lost; at most 8 copies of one key (`Err(TooManyCopies)`); rates below 0.012 % refused"),
-    ("QuotientFilter", "`Err(Full)` past its maximum load unless grown (`grow`, or the growable mode)"),
-    ("Xor8, Xor16, BinaryFuse8, BinaryFuse16", "static: built once from all keys, rates fixed at 2^-8 or 2^-16"),
-    ("Ribbon", "static: built once from all keys; any rate down to 2^-32"),
+const LIMITS: [(&str, &str); 9] = [
+    (
+        "BloomFilter, BlockedBloomFilter",
+        "past the expected items the rate climbs silently; use `ScalableBloomFilter` when the size is unknown",
+    ),
+    (
+        "ScalableBloomFilter",
+        "memory grows with the set; a memory limit, if set, turns into `Err`",
+    ),
+    (
+        "CountingBloomFilter, BlockedCountingBloomFilter",
+        "counters saturate at 15: such a key's count stays 15 and it stays present after removes",
+    ),
+    (
+        "DLeftCountingBloomFilter",
+        "`Err(Full)` when every candidate bucket of a key is full (sized so that this does not happen before the expected items)",
+    ),
+    (
+        "CuckooFilter",
+        "`Err(Full)` near 97 % load, nothing lost; at most 8 copies of one key (`Err(TooManyCopies)`); rates below 0.012 % refused",
+    ),
+    (
+        "ScalableCuckooFilter",
+        "`remove` refuses (returns `false`) an item that more than one stage reports, about the target rate of removes; rates below about 0.1 % refused",
+    ),
+    (
+        "QuotientFilter",
+        "`Err(Full)` past its maximum load unless grown (`grow`, or the growable mode)",
+    ),
+    (
+        "Xor8, Xor16, BinaryFuse8, BinaryFuse16",
+        "static: built once from all keys, rates fixed at 2^-8 or 2^-16",
+    ),
+    (
+        "Ribbon",
+        "static: built once from all keys; any rate down to 2^-32",
+    ),
 ];
 
 fn table(out: &mut String, rows: &[&Row]) {
@@ -256,7 +303,11 @@ fn table(out: &mut String, rows: &[&Row]) {
     sorted.sort_by(|a, b| {
         (a.entry.info.family, a.entry.info.peer, a.entry.info.name)
             .cmp(&(b.entry.info.family, b.entry.info.peer, b.entry.info.name))
-            .then(b.target_fpr().unwrap_or(0.0).total_cmp(&a.target_fpr().unwrap_or(0.0)))
+            .then(
+                b.target_fpr()
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.target_fpr().unwrap_or(0.0)),
+            )
     });
     for r in sorted {
         let name = if r.ours() {
@@ -267,7 +318,11 @@ fn table(out: &mut String, rows: &[&Row]) {
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
-            if r.ours() { r.entry.info.krate.to_string() } else { format!("{} ({})", r.entry.info.krate, r.entry.info.hasher) },
+            if r.ours() {
+                r.entry.info.krate.to_string()
+            } else {
+                format!("{} ({})", r.entry.info.krate, r.entry.info.hasher)
+            },
             r.entry.keys,
             r.target_text(),
             r.bits_per_key(),
@@ -301,9 +356,9 @@ fn ratios(out: &mut String, rows: &[&Row]) {
                     .zip(&peer.per_rep)
                     .map(|(a, b)| get(a) / get(b))
                     .collect();
-                let (lo, hi) = rounds
-                    .iter()
-                    .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                let (lo, hi) = rounds.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                    (lo.min(x), hi.max(x))
+                });
                 format!("{name} {ratio:.2}× [{lo:.2}–{hi:.2}]")
             };
             let mut parts = vec![
@@ -315,12 +370,19 @@ fn ratios(out: &mut String, rows: &[&Row]) {
             if let (Some(_), Some(_)) = (ours.timing.remove_ns, peer.timing.remove_ns) {
                 parts.push(column("remove", |t| t.remove_ns.unwrap_or(f64::NAN)));
             }
-            parts.push(format!("bits/key {:.2}×", ours.bits_per_key() / peer.bits_per_key()));
+            parts.push(format!(
+                "bits/key {:.2}×",
+                ours.bits_per_key() / peer.bits_per_key()
+            ));
             lines.push(format!(
                 "- `{}` against {}{}: {}",
                 ours.entry.info.name,
                 peer.label(),
-                if ours.entry.keys == "u64" { String::new() } else { format!(", {} keys", ours.entry.keys) },
+                if ours.entry.keys == "u64" {
+                    String::new()
+                } else {
+                    format!(", {} keys", ours.entry.keys)
+                },
                 parts.join(", ")
             ));
         }
@@ -364,7 +426,10 @@ fn advice(rows: &[&Row]) -> Vec<String> {
     [
         line(
             "Keys known up front, smallest",
-            best(&|r| is_static(r) && r.target_fpr().is_none() && r.measured_fpr() < 0.01, &|r| r.bits_per_key()),
+            best(
+                &|r| is_static(r) && r.target_fpr().is_none() && r.measured_fpr() < 0.01,
+                &|r| r.bits_per_key(),
+            ),
             "Static: rebuild to change.",
         ),
         line(
@@ -374,12 +439,17 @@ fn advice(rows: &[&Row]) -> Vec<String> {
         ),
         line(
             "Fastest dynamic lookups",
-            best(&|r| r.entry.info.dynamic && !grows(r), &|r| r.timing.mixed_ns),
+            best(&|r| r.entry.info.dynamic && !grows(r), &|r| {
+                r.timing.mixed_ns
+            }),
             "Past its expected items the rate climbs silently.",
         ),
         line(
             "Smallest dynamic filter",
-            best(&|r| r.entry.info.dynamic && !grows(r) && !r.entry.info.remove, &|r| r.bits_per_key()),
+            best(
+                &|r| r.entry.info.dynamic && !grows(r) && !r.entry.info.remove,
+                &|r| r.bits_per_key(),
+            ),
             "Past its expected items the rate climbs silently.",
         ),
         line(
@@ -389,7 +459,10 @@ fn advice(rows: &[&Row]) -> Vec<String> {
         ),
         line(
             "Deletes",
-            best(&|r| r.entry.info.remove && !grows(r) && r.bits_per_key() < 16.0, &|r| r.timing.mixed_ns),
+            best(
+                &|r| r.entry.info.remove && !grows(r) && r.bits_per_key() < 16.0,
+                &|r| r.timing.mixed_ns,
+            ),
             "May return `Full`; never loses a key.",
         ),
         line(
@@ -399,7 +472,10 @@ fn advice(rows: &[&Row]) -> Vec<String> {
         ),
         line(
             "Deletes that never fail",
-            best(&|r| matches!(fam(r), Family::CountingBloom | Family::BlockedCountingBloom), &|r| r.timing.mixed_ns),
+            best(
+                &|r| matches!(fam(r), Family::CountingBloom | Family::BlockedCountingBloom),
+                &|r| r.timing.mixed_ns,
+            ),
             "Counters saturate at 15.",
         ),
     ]

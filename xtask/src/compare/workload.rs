@@ -197,7 +197,11 @@ mod tests {
         assert_eq!(members.len(), 10_000);
         assert!(w.non_members.iter().all(|k| !members.contains(k)));
         let lens: Vec<usize> = w.members.iter().map(String::len).collect();
-        assert!(lens.iter().all(|l| (16..=64).contains(l)), "{:?}", &lens[..10]);
+        assert!(
+            lens.iter().all(|l| (16..=64).contains(l)),
+            "{:?}",
+            &lens[..10]
+        );
         assert!(lens.iter().any(|&l| l > 60) && lens.iter().any(|&l| l < 20));
     }
 

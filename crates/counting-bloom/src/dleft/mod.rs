@@ -237,7 +237,7 @@ impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
 
     #[inline(always)]
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
-        self.shape.contains(&self.table, &self.shape.place(mixed))
+        self.shape.contains(&self.table, mixed)
     }
 
     /// Removes one copy of `item`: decrements its counter, or leaves it if
@@ -375,7 +375,7 @@ impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
     /// inserts: items / (buckets · (2^remainder_bits − 2)), which is what
     /// `with_fpr` sizes for.
     pub fn fpr_bound(&self, items: usize) -> f64 {
-        let remainders = 2f64.powi(self.shape.remainder_bits().cast_signed()) - 2.0;
+        let remainders = f64::from(self.shape.remainder_bits()).exp2() - 2.0;
         (items as f64 / (self.shape.buckets as f64 * remainders)).min(1.0)
     }
 

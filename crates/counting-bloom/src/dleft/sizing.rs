@@ -109,7 +109,7 @@ fn best(items: f64, fpr: f64) -> Option<(u64, usize, u32)> {
             let Some(load) = max_load(cells) else {
                 continue;
             };
-            let remainders = 2f64.powi((bits - COUNTER_BITS).cast_signed()) - 2.0;
+            let remainders = f64::from(bits - COUNTER_BITS).exp2() - 2.0;
             let for_rate = items / (fpr * remainders);
             let for_load = load_buckets(items, cells, load);
             let buckets = for_rate.max(for_load).max(1.0).ceil();

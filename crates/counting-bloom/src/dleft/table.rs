@@ -295,57 +295,106 @@ impl Shape {
         }
     }
 
+    /// The words of `place`'s four buckets, subtable by subtable.
+    #[inline(always)]
+    fn candidates<const W: usize>(table: &Table, place: &Place) -> [[u64; W]; SUBTABLES] {
+        place.words.map(|first| Self::bucket::<W>(table, first))
+    }
+
+    /// Whether some cell of `candidates` holds `place`'s remainder: the
+    /// zero-lane test of every word, ored, with no branch on the cells.
+    #[inline(always)]
+    fn stored<const W: usize>(&self, candidates: &[[u64; W]; SUBTABLES], pattern: u64) -> bool {
+        let mut acc = [0u64; W];
+        for bucket in candidates {
+            for (acc, &word) in acc.iter_mut().zip(bucket) {
+                *acc |= self.borrows(word, pattern);
+            }
+        }
+        acc.into_iter().fold(0, |a, x| a | x) & self.tops != 0
+    }
+
+    /// Finds the cell of `place`'s remainder: the zero-lane test of every
+    /// bucket (exact per bucket) names the buckets that hold it, the first
+    /// is taken with a trailing-zero count, and only its words are matched
+    /// exactly, the last to the first, with assignments that compile to
+    /// conditional moves: the subtable and word a key sits in cost no
+    /// mispredicted branch.
     #[inline(always)]
     fn find_in<const W: usize>(&self, table: &Table, place: &Place) -> Option<Cell> {
-        for &first in &place.words {
-            let words = Self::bucket::<W>(table, first);
-            for (j, &word) in words.iter().enumerate() {
-                let hits = self.matches(word, place.pattern);
-                if hits != 0 {
-                    let shift = hits.trailing_zeros() + 1 - self.cell_bits;
-                    return Some(Cell {
-                        word: first + j,
-                        shift,
-                    });
-                }
+        let candidates = Self::candidates::<W>(table, place);
+        let mut holders = 0u32;
+        for (i, bucket) in candidates.iter().enumerate() {
+            let flags = bucket
+                .iter()
+                .fold(0, |acc, &word| acc | self.borrows(word, place.pattern));
+            holders |= u32::from(flags & self.tops != 0) << i;
+        }
+        if holders == 0 {
+            return None;
+        }
+        let subtable = holders.trailing_zeros() as usize;
+        let bucket = candidates[subtable];
+        let mut at = W - 1;
+        let mut hits = self.matches(bucket[at], place.pattern);
+        for j in (0..W - 1).rev() {
+            let here = self.matches(bucket[j], place.pattern);
+            if here != 0 {
+                at = j;
+                hits = here;
             }
         }
-        None
+        Some(Cell {
+            word: place.words[subtable] + at,
+            shift: hits.trailing_zeros() + 1 - self.cell_bits,
+        })
     }
 
-    /// Whether `place`'s remainder is stored: every word of its four
-    /// buckets is tested, with no branch on the cells.
+    /// Whether the key of mixed hash `mixed` is stored: every word of its
+    /// four buckets is tested, with no branch on the cells.
     #[inline(always)]
-    pub(crate) fn contains(&self, table: &Table, place: &Place) -> bool {
+    pub(crate) fn contains(&self, table: &Table, mixed: u64) -> bool {
         if self.bucket_words == 1 {
-            self.contains_in::<1>(table, place)
+            self.contains_in::<1>(table, mixed)
         } else {
-            self.contains_in::<2>(table, place)
+            self.contains_in::<2>(table, mixed)
         }
     }
 
-    /// Tests with [`any_match`](Self::any_match), exact for "some lane
-    /// matches" and two operations cheaper than [`matches`](Self::matches).
+    /// Tests with the zero-lane test of [`borrows`](Self::borrows),
+    /// exact for "some lane matches", keeping one accumulator per word of a
+    /// bucket so that the compiler can test a bucket's words side by side.
     #[inline(always)]
-    fn contains_in<const W: usize>(&self, table: &Table, place: &Place) -> bool {
-        let mut hits = 0;
-        for &first in &place.words {
-            for word in Self::bucket::<W>(table, first) {
-                hits |= self.any_match(word, place.pattern);
+    fn contains_in<const W: usize>(&self, table: &Table, mixed: u64) -> bool {
+        let home = reduce(mixed, self.buckets);
+        let remainder = (mixed & self.remainder_mask).max(1);
+        let pattern = self.lane_ones.wrapping_mul(remainder << COUNTER_BITS);
+        let offsets = self.offsets(remainder);
+        let mut acc = [0u64; W];
+        for (i, offset) in offsets.into_iter().enumerate() {
+            let mut bucket = home + offset;
+            if bucket >= self.buckets {
+                bucket -= self.buckets;
+            }
+            let first = (i * self.buckets + bucket) * W;
+            let words = Self::bucket::<W>(table, first);
+            for (acc, word) in acc.iter_mut().zip(words) {
+                *acc |= self.borrows(word, pattern);
             }
         }
-        hits != 0
+        acc.into_iter().fold(0, |a, x| a | x) & self.tops != 0
     }
 
-    /// Non-zero exactly when some lane of `word` holds `pattern`'s
-    /// remainder. The classic zero-lane test: subtracting 1 at each lane's
-    /// lowest remainder bit borrows through a lane only if it is zero, and
-    /// a lane above a zero one may then be flagged too, so which lanes are
-    /// flagged is not exact, but whether any is.
+    /// Non-zero in some lane's top bit exactly when some lane of `word`
+    /// holds `pattern`'s remainder (the caller masks with the top bits,
+    /// once for several words). The classic zero-lane test: subtracting 1
+    /// at each lane's lowest remainder bit borrows through a lane only if it
+    /// is zero, and a lane above a zero one may then be flagged too, so
+    /// which lanes are flagged is not exact, but whether any is.
     #[inline(always)]
-    pub(crate) fn any_match(&self, word: u64, pattern: u64) -> u64 {
+    fn borrows(&self, word: u64, pattern: u64) -> u64 {
         let y = (word ^ pattern) & self.remainders;
-        y.wrapping_sub(self.lane_ones << COUNTER_BITS) & !y & self.tops
+        y.wrapping_sub(self.lane_ones << COUNTER_BITS) & !y
     }
 
     /// Adds `copies` copies of `place`'s fingerprint: to its cell if stored
@@ -365,8 +414,10 @@ impl Shape {
         }
     }
 
-    /// [`add`](Self::add) for buckets of `W` words: one pass over the four
-    /// buckets finds the stored cell, if any, and each bucket's free cells.
+    /// [`add`](Self::add) for buckets of `W` words. A new fingerprint (the
+    /// common case) costs one branch-free test that it is not stored, the
+    /// free cells of each bucket, and a pick of the leftmost bucket with
+    /// the most that compiles to conditional moves.
     #[inline(always)]
     fn add_in<const W: usize>(
         &self,
@@ -374,36 +425,39 @@ impl Shape {
         place: &Place,
         copies: u64,
     ) -> Result<u64, Error> {
-        let mut best = None;
-        let mut most_free = 0;
-        for &first in &place.words {
-            let words = Self::bucket::<W>(table, first);
-            let mut free = 0;
-            for (j, &word) in words.iter().enumerate() {
-                let hits = self.matches(word, place.pattern);
-                if hits != 0 {
-                    let shift = hits.trailing_zeros() + 1 - self.cell_bits;
-                    let word = table.word_mut(first + j);
-                    let count = (*word >> shift) & SATURATED;
-                    let new = (count + copies).min(SATURATED);
-                    *word += (new - count) << shift;
-                    return Ok(new - count);
-                }
-                free += self.matches(word, 0).count_ones();
+        let candidates = Self::candidates::<W>(table, place);
+        if self.stored(&candidates, place.pattern) {
+            if let Some(cell) = self.find_in::<W>(table, place) {
+                let word = table.word_mut(cell.word);
+                let count = (*word >> cell.shift) & SATURATED;
+                let new = (count + copies).min(SATURATED);
+                *word += (new - count) << cell.shift;
+                return Ok(new - count);
             }
+        }
+        let mut best = 0;
+        let mut most_free = 0;
+        for (i, bucket) in candidates.iter().enumerate() {
+            let free: u32 = bucket
+                .iter()
+                .map(|&word| self.matches(word, 0).count_ones())
+                .sum();
             // Strictly more free cells: the leftmost wins a tie.
             if free > most_free {
                 most_free = free;
-                best = Some(first);
+                best = i;
             }
         }
-        let first = best.ok_or(Error::Full)?;
+        if most_free == 0 {
+            return Err(Error::Full);
+        }
         let copies = copies.min(SATURATED);
-        for index in first..first + W {
-            let empty = self.matches(table.word(index), 0);
+        let first = place.words[best];
+        for (j, &word) in candidates[best].iter().enumerate() {
+            let empty = self.matches(word, 0);
             if empty != 0 {
                 let shift = empty.trailing_zeros() + 1 - self.cell_bits;
-                *table.word_mut(index) |= ((place.remainder << COUNTER_BITS) | copies) << shift;
+                *table.word_mut(first + j) |= ((place.remainder << COUNTER_BITS) | copies) << shift;
                 return Ok(copies);
             }
         }
@@ -506,7 +560,7 @@ mod tests {
     }
 
     #[test]
-    fn any_match_agrees_with_matches() {
+    fn borrows_agree_with_matches() {
         for shape in shapes() {
             for i in 0..5_000u64 {
                 let word =
@@ -521,7 +575,7 @@ mod tests {
                 };
                 let pattern = shape.lane_ones.wrapping_mul(probe << COUNTER_BITS);
                 assert_eq!(
-                    shape.any_match(word, pattern) != 0,
+                    shape.borrows(word, pattern) & shape.tops != 0,
                     shape.matches(word, pattern) != 0,
                     "{shape:?} {word:#x} {probe}"
                 );

@@ -2,7 +2,7 @@
 //!
 //! A measured false-positive rate over q independent non-member queries is a
 //! binomial proportion: mean p, standard deviation σ = √(p(1 − p)/q). Tests
-//! assert `measured ≤ p · slack + z · σ`, with the slack (the 1.1 for
+//! assert `measured ≤ p · slack + z · σ`, with the slack (1.1 for
 //! "within 10 % of target") and z written beside each assertion. With fixed
 //! seeds the outcome is deterministic; the tolerance says how unlucky a seed
 //! would have to be for a correct filter to fail, so a failure means a bug.

@@ -43,7 +43,7 @@ use filter_core::Error;
 use filter_core::memory::zeroed_vec;
 
 use super::row;
-use super::shape::{BAND, Shape};
+use super::shape::{BAND, BLOCK, Shape};
 use super::solution::Solution;
 
 /// How many seeds are tried before [`Error::ConstructionFailed`]. The
@@ -160,12 +160,7 @@ pub(crate) fn build(hashes: &[u64], shape: Shape) -> Result<Solution, Error> {
         if let Some(keys) = banded {
             drop(sorted);
             let words = solve(&band, shape)?;
-            return Ok(Solution {
-                shape,
-                seed,
-                keys,
-                words,
-            });
+            return Ok(Solution::new(shape, seed, keys, words));
         }
     }
     Err(Error::ConstructionFailed {
@@ -205,14 +200,14 @@ fn sort_by_start(hashes: &[u64], seed: u64, out: &mut [u64]) {
 
 /// Back substitution: the solution words of every column, from the last
 /// slot down.
-fn solve(band: &Band, shape: Shape) -> Result<Vec<u128>, Error> {
-    let mut words: Vec<u128> = zeroed_vec(shape.words(), "slots")?;
+fn solve(band: &Band, shape: Shape) -> Result<Vec<u64>, Error> {
+    let mut words: Vec<u64> = zeroed_vec(shape.words() + super::solution::PAD, "slots")?;
     let columns = shape.max_columns() as usize;
     // `window[j]` holds the solution bits of column `j` for the 128 slots
     // from the current one up: bit `k` is slot `current + k`.
     let mut window = [0u128; super::shape::MAX_COLUMNS as usize];
     for block in (0..shape.blocks).rev() {
-        for slot in (block * BAND..(block + 1) * BAND).rev() {
+        for slot in (block * BLOCK..(block + 1) * BLOCK).rev() {
             let coefficients = band.coefficients[slot];
             let fingerprint = band.fingerprints[slot];
             for (j, w) in window[..columns].iter_mut().enumerate() {
@@ -228,7 +223,10 @@ fn solve(band: &Band, shape: Shape) -> Result<Vec<u128>, Error> {
         }
         let first = shape.first_word(block);
         let here = shape.columns_of(block) as usize;
-        words[first..first + here].copy_from_slice(&window[..here]);
+        // Bits 0 to 63 of the window are this block's slots.
+        for (word, w) in words[first..first + here].iter_mut().zip(&window) {
+            *word = *w as u64;
+        }
     }
     Ok(words)
 }
@@ -241,7 +239,7 @@ mod tests {
     fn an_unsolvable_system_fails_after_the_bound_instead_of_hanging() {
         // 300 keys cannot fit 128 slots under any seed.
         let hashes: Vec<u64> = (0..300).map(filter_core::mix64).collect();
-        let shape = Shape::new(1, 7, 1).unwrap();
+        let shape = Shape::new(2, 7, 2).unwrap();
         match build(&hashes, shape) {
             Err(Error::ConstructionFailed { attempts, .. }) => assert_eq!(attempts, MAX_ATTEMPTS),
             other => panic!("{other:?}"),
@@ -257,7 +255,7 @@ mod tests {
             let hashes: Vec<u64> = (0..1000)
                 .map(|i| filter_core::mix64(i ^ (set << 32)))
                 .collect();
-            let shape = Shape::new(8, 7, 8).unwrap();
+            let shape = Shape::new(16, 7, 16).unwrap();
             let solution = build(&hashes, shape).unwrap();
             retried += usize::from(solution.seed != 0);
             assert_eq!(solution.keys, 1000);
@@ -276,7 +274,8 @@ mod tests {
             let trials = (20_000_000 / keys).clamp(20, 400);
             for slack in [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08] {
                 let slots = (keys as f64 * (1.0 + slack)).ceil() as usize;
-                let shape = Shape::new(slots.div_ceil(BAND), 8, slots.div_ceil(BAND)).unwrap();
+                let blocks = slots.div_ceil(BLOCK).max(2);
+                let shape = Shape::new(blocks, 8, blocks).unwrap();
                 let mut band = Band {
                     coefficients: vec![0; shape.slots()],
                     fingerprints: vec![0; shape.slots()],

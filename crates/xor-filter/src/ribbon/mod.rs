@@ -30,26 +30,28 @@
 //!   the number of keys and shrinks with the band width: with 64-bit bands
 //!   it passes the 8 % overhead this filter promises near a million keys,
 //!   with 128-bit bands it stays near 5 % at 10^7 keys (RocksDB's
-//!   measurements agree, and `shape.rs` has the fit used here). The price
-//!   is two 128-bit words per column per lookup instead of two 64-bit ones.
-//! - **Interleaved, column-major solution with fractional columns.** Slots
-//!   are grouped in blocks of 128; each block stores one 128-bit word per
-//!   fingerprint bit. A lookup reads one contiguous run of words, and
-//!   blocks can hold different numbers of columns: the first blocks store
-//!   `r` bits per slot and the rest `r + 1`, in the proportion that meets
-//!   the target rate. So 1 % costs about 6.7 bits per slot, not the 7 of a
+//!   measurements agree, and `shape.rs` has the fit used here).
+//! - **Interleaved, column-major solution in 64-slot blocks, with
+//!   fractional columns.** Each block of 64 slots stores one 64-bit word
+//!   per fingerprint bit, so a band covers parts of three blocks: its
+//!   shifted coefficients are three 64-bit words (no 128-bit arithmetic),
+//!   and a lookup reads one contiguous run of about `3 × columns` words.
+//!   Blocks of 128 slots (two 128-bit words per column per lookup) cost
+//!   more instructions and more bytes per lookup. Blocks can hold
+//!   different numbers of columns: the first blocks store `r` bits per
+//!   slot and the rest `r + 1`, in the proportion that meets the target
+//!   rate. So 1 % costs about 6.7 bits per slot, not the 7 of a
 //!   whole-bit fingerprint, and any rate in [2^-32, 1/2] is served.
-//!   Blocks of 64 slots with 64-bit words (a band then covers three
-//!   blocks, fewer bytes per lookup) were measured too, and were no
-//!   faster.
-//! - **Lookups evaluate every column, four at a time, without branching.**
-//!   On x86-64, SSE2 (which every x86-64 CPU has) computes four columns'
-//!   parities with about a third of the instructions of one parity per
-//!   column (`simd.rs`), and a lookup's cost is mostly instructions while
-//!   the table is in cache. Stopping at the first column that differs
-//!   makes misses cheaper, but a mix of members and non-members slower:
-//!   each stop is a branch the CPU cannot predict. Other targets take a
-//!   portable loop that does stop early.
+//! - **Lookups evaluate every column, eight at a time, without
+//!   branching.** On x86-64 CPUs with AVX2 (detected once, when the
+//!   filter is built or loaded), one register holds four columns' words
+//!   of a block, and eight columns' parities take about 30 instructions
+//!   (`simd.rs`); a lookup's cost is mostly instructions while the table
+//!   is in cache, and the fewer it has, the more lookups overlap while it
+//!   is not. Stopping at the first column that differs makes misses
+//!   cheaper, but a mix of members and non-members slower: each stop is a
+//!   branch the CPU cannot predict. Other CPUs take a portable loop that
+//!   does stop early; both give the same answers.
 //! - **The first seed costs nothing at lookup.** Attempt 0 takes a key's
 //!   mixed hash as it is (it is uniform already); only a filter built with
 //!   a later seed mixes it again with that seed.
@@ -290,7 +292,7 @@ impl<S: KeyHasher> Ribbon<S> {
         }
     }
 
-    /// The number of slots (unknowns of the system): a multiple of 128, a
+    /// The number of slots (unknowns of the system): a multiple of 64, a
     /// few percent more than [`len`](Self::len).
     pub fn slots(&self) -> usize {
         self.solution.shape.slots()

@@ -58,6 +58,13 @@ pub(crate) fn coefficients(h: u64) -> u128 {
     ((u128::from(high) << 64) | u128::from(low)) | 1
 }
 
+/// The key's coefficients as (low, high) 64-bit words, as
+/// [`coefficients`] gives them.
+#[inline(always)]
+pub(crate) fn coefficient_words(h: u64) -> (u64, u64) {
+    (h.wrapping_mul(COEFF_LOW) | 1, h.wrapping_mul(COEFF_HIGH))
+}
+
 /// The key's fingerprint: bit `j` is what column `j` must give. The low 32
 /// bits are stored; all 64 take part in construction.
 #[inline(always)]
@@ -87,5 +94,7 @@ mod tests {
             * u128::from(h.rotate_left(32) ^ 0x94D0_49BB_1331_11EB);
         assert_eq!(fingerprint(h), (p as u64) ^ ((p >> 64) as u64));
         assert_eq!(coefficients(0), 1);
+        let (low, high) = coefficient_words(h);
+        assert_eq!(coefficients(h), (u128::from(high) << 64) | u128::from(low));
     }
 }

@@ -1,8 +1,9 @@
 //! The shape of a ribbon filter: how many slots, and how many solution
 //! columns each block of 128 slots stores.
 //!
-//! Slots come in blocks of [`BAND`] = 128, one machine word pair per column
-//! per block. A rate between two powers of two is met by giving the first
+//! Slots come in blocks of [`BLOCK`] = 64, one 64-bit word per column per
+//! block; a key's band of [`BAND`] = 128 slots covers parts of three
+//! blocks. A rate between two powers of two is met by giving the first
 //! `upper_start` blocks `columns` columns (rate 2^-columns for a key whose
 //! band starts there) and the rest `columns + 1` (rate 2^-(columns+1)): the
 //! mix of the two is the fractional number of bits per key the target needs.
@@ -17,6 +18,9 @@ use filter_core::Error;
 
 /// The band width: each key's equation covers 128 consecutive slots.
 pub(crate) const BAND: usize = 128;
+
+/// Slots per block: one 64-bit solution word per column.
+pub(crate) const BLOCK: usize = 64;
 
 /// The widest stored fingerprint, in bits (false-positive rate 2^-32).
 pub(crate) const MAX_COLUMNS: u32 = 32;
@@ -63,7 +67,7 @@ fn rate_of(columns: u32) -> f64 {
 /// [`Shape::new`], so code holding a `Shape` can rely on its invariants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
-    /// Blocks of [`BAND`] slots; at least 1.
+    /// Blocks of [`BLOCK`] slots; at least 2 (one band).
     pub(crate) blocks: usize,
     /// Columns of the blocks below `upper_start` (1 to 32).
     pub(crate) columns: u32,
@@ -79,10 +83,10 @@ impl Shape {
     ///
     /// [`Error::Corrupt`] naming the field that breaks one.
     pub(crate) fn new(blocks: usize, columns: u32, upper_start: usize) -> Result<Self, Error> {
-        if blocks == 0 || blocks > MAX_RIBBON_KEYS / BAND * 2 {
+        if !(BAND / BLOCK..=MAX_RIBBON_KEYS / BLOCK * 2).contains(&blocks) {
             return Err(Error::corrupt(format_args!(
-                "blocks is {blocks}, must be in 1..={}",
-                MAX_RIBBON_KEYS / BAND * 2
+                "blocks is {blocks}, must be in 2..={}",
+                MAX_RIBBON_KEYS / BLOCK * 2
             )));
         }
         if !(1..=MAX_COLUMNS).contains(&columns) {
@@ -124,7 +128,7 @@ impl Shape {
                 format_args!("at most {MAX_RIBBON_KEYS}"),
             ));
         }
-        let blocks = slots_for(keys).div_ceil(BAND);
+        let blocks = slots_for(keys).div_ceil(BLOCK).max(BAND / BLOCK);
         // The largest whole number of columns whose rate is still at least
         // the target: 2^-columns >= fpr > 2^-(columns + 1), or 32.
         let mut columns = 1;
@@ -140,8 +144,8 @@ impl Shape {
             // fraction `f` of starts in lower blocks the rate is
             // 2^-(columns+1) (1 + f), at most `fpr` for f <= fpr 2^(columns+1) - 1.
             let fraction = fpr / lower_rate * 2.0 - 1.0;
-            let starts = (blocks * BAND - (BAND - 1)) as f64;
-            ((fraction * starts / BAND as f64).floor() as usize).min(blocks)
+            let starts = (blocks * BLOCK - (BAND - 1)) as f64;
+            ((fraction * starts / BLOCK as f64).floor() as usize).min(blocks)
         };
         Shape::new(blocks, columns, upper_start)
     }
@@ -149,7 +153,7 @@ impl Shape {
     /// The number of slots (unknowns of the system).
     #[inline]
     pub(crate) fn slots(&self) -> usize {
-        self.blocks * BAND
+        self.blocks * BLOCK
     }
 
     /// The number of band starts: a band of 128 slots starting at any of
@@ -173,7 +177,7 @@ impl Shape {
         block * self.columns as usize + upper * (block - upper * self.upper_start)
     }
 
-    /// The number of 128-bit solution words.
+    /// The number of 64-bit solution words.
     pub(crate) fn words(&self) -> usize {
         self.first_word(self.blocks)
     }
@@ -187,7 +191,7 @@ impl Shape {
     /// lower and upper blocks' rates, weighted by their share of starts.
     pub(crate) fn fpr(&self) -> f64 {
         let starts = self.starts() as f64;
-        let lower = ((self.upper_start * BAND) as f64).min(starts);
+        let lower = ((self.upper_start * BLOCK) as f64).min(starts);
         let rate = rate_of(self.columns);
         (lower * rate + (starts - lower) * rate / 2.0) / starts
     }
@@ -229,6 +233,7 @@ mod tests {
             assert!(Shape::for_keys(10, fpr).is_err(), "{fpr}");
         }
         assert!(Shape::new(0, 6, 0).is_err());
+        assert!(Shape::new(1, 6, 1).is_err());
         assert!(Shape::new(4, 0, 4).is_err());
         assert!(Shape::new(4, 33, 4).is_err());
         assert!(Shape::new(4, 32, 3).is_err());
