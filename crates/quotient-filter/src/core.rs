@@ -230,6 +230,7 @@ impl Core {
     #[inline(always)]
     fn contains_impl(&self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
+        self.table.prefetch_slot(q);
         if !self.table.is_occupied(q) {
             return false;
         }
@@ -260,6 +261,7 @@ impl Core {
     #[inline(always)]
     fn insert_impl(&mut self, f: u64, copies: u64) -> Result<(), Error> {
         let (q, x) = self.split(f);
+        self.table.prefetch_slot(q);
         let r = self.shape.remainder_bits;
         let len = self.len.checked_add(copies).ok_or(Error::Full)?;
         if !self.table.is_occupied(q) {
@@ -335,6 +337,7 @@ impl Core {
     #[inline(always)]
     fn remove_impl(&mut self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
+        self.table.prefetch_slot(q);
         if !self.table.is_occupied(q) {
             return false;
         }

@@ -126,6 +126,17 @@ impl Table {
         (slot >> 6) * self.stride
     }
 
+    /// Hints that slot `q`'s block will be read: its metadata words and the
+    /// word holding `q`'s remainder, which lie on different cache lines
+    /// whenever a block spans two, so that both misses overlap instead of
+    /// the second waiting for the first.
+    #[inline(always)]
+    pub(crate) fn prefetch_slot(&self, q: usize) {
+        let w = (q >> 6) * self.stride;
+        filter_core::prefetch::prefetch(&self.words, w + 1);
+        filter_core::prefetch::prefetch(&self.words, w + 2 + (q & 63) * self.r as usize / 64);
+    }
+
     #[inline(always)]
     fn occupieds(&self, b: usize) -> u64 {
         self.words[b * self.stride]
@@ -358,6 +369,40 @@ impl Table {
         d.saturating_sub(ended)
     }
 
+    /// The first slot at or after `pos` that no run of a quotient below
+    /// it reaches (free, or the first slot of a run at its home), by jumps
+    /// of [`pending_runs`](Self::pending_runs); the table's length past its
+    /// last slot.
+    #[inline(always)]
+    fn first_unshifted(&self, mut pos: usize) -> usize {
+        while pos < self.slots() {
+            let jump = self.pending_runs(pos);
+            if jump == 0 {
+                return pos;
+            }
+            pos += jump;
+        }
+        self.slots()
+    }
+
+    /// The runs of quotients below slot `x` that have not ended before `x`:
+    /// each takes a slot at or after `x`, so at least that many slots from
+    /// `x` on are taken by runs away from their home. As
+    /// [`free_distance`](Self::free_distance), without quotient `x` itself.
+    #[inline(always)]
+    fn pending_runs(&self, x: usize) -> usize {
+        let b = x >> 6;
+        let i = x & 63;
+        let off = self.offset(b);
+        let d = (self.occupieds(b) & !mask_from(i)).count_ones() as usize;
+        if off > i {
+            return off - i + d;
+        }
+        let ended = (self.runends(b) & mask_from(off) & !mask_from(i)).count_ones() as usize;
+        // Never negative in a valid table; loaded tables are checked first.
+        d.saturating_sub(ended)
+    }
+
     /// Whether `k` more slots can be inserted at `pos`: the `k`-th free
     /// slot at or after `pos` is inside the table.
     pub(crate) fn has_room(&self, pos: usize, k: usize) -> bool {
@@ -383,7 +428,9 @@ impl Table {
         if e >= self.slots() {
             return false;
         }
-        self.shift_right(pos, e);
+        if e != pos {
+            self.shift_right(pos, e);
+        }
         // Runs of quotients below each block from q + 1 to e now take one
         // more of its slots.
         for b in (q >> 6) + 1..=(e >> 6) {
@@ -485,6 +532,15 @@ impl Table {
     /// with nothing changed, when no free slot follows it.
     #[inline(always)]
     pub(crate) fn start_run(&mut self, q: usize, v: u64) -> Option<usize> {
+        if self.free_distance(q) == 0 {
+            // Slot q is free: the run starts at home and nothing moves (no
+            // offset changes, as q's own block does not count its runs).
+            self.set_occupied(q, true);
+            self.set_runend(q, true);
+            self.set(q, v);
+            self.used += 1;
+            return Some(q);
+        }
         let pos = self.next_free(q);
         if !self.open_slot(q, pos) {
             return None;
@@ -500,20 +556,19 @@ impl Table {
     #[inline(always)]
     pub(crate) fn remove_from_run(&mut self, q: usize, pos: usize, start: usize, end: usize) {
         // The slots after `pos` that move back: the rest of this run and
-        // every following run of the cluster that is not at its home.
-        let mut last = end;
-        let mut quotient = q;
-        while let Some(next_q) = self.next_occupied(quotient + 1, last) {
-            match self.select_runend(last + 1, 0) {
-                Some(t) => last = t,
-                None => break,
-            }
-            quotient = next_q;
-        }
+        // every following run of the cluster that is not at its home, up to
+        // the first slot after the run that is free or starts a run at home.
+        let last = self.first_unshifted(end + 1) - 1;
         if start == end {
             self.set_occupied(q, false);
         }
-        self.shift_left(pos, last);
+        if pos == last {
+            // Nothing follows in the cluster: free the slot in place.
+            self.set(pos, 0);
+            self.set_runend(pos, false);
+        } else {
+            self.shift_left(pos, last);
+        }
         if pos == end && start < end {
             self.set_runend(pos - 1, true);
         }
@@ -529,27 +584,6 @@ impl Table {
             }
         }
         self.used -= 1;
-    }
-
-    /// The first occupied quotient in `from..=to`.
-    #[inline(always)]
-    fn next_occupied(&self, from: usize, to: usize) -> Option<usize> {
-        if from > to || from >= self.slots() {
-            return None;
-        }
-        let mut b = from >> 6;
-        let mut bits = self.occupieds(b) & mask_from(from & 63);
-        loop {
-            if bits != 0 {
-                let q = b * 64 + bits.trailing_zeros() as usize;
-                return (q <= to).then_some(q);
-            }
-            b += 1;
-            if b * 64 > to || b >= self.blocks {
-                return None;
-            }
-            bits = self.occupieds(b);
-        }
     }
 
     /// Moves slots `pos + 1..=last` to `pos..last` (remainders and run ends)
