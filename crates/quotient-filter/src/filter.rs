@@ -34,7 +34,7 @@ use crate::shape;
 /// successful removes; `count` never reads below the number of copies of a
 /// key inserted and not removed; no slot is used past the maximum load of
 /// 95 % of the quotients.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct QuotientFilter<S: KeyHasher = PortableHasher> {
     pub(crate) core: Core,
     pub(crate) hasher: S,
@@ -322,3 +322,29 @@ impl<S: KeyHasher> QuotientFilter<S> {
         &self.hasher
     }
 }
+
+/// A summary, not the table: a filter of millions of slots prints in a line.
+impl<S: KeyHasher + std::fmt::Debug> std::fmt::Debug for QuotientFilter<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuotientFilter")
+            .field("len", &self.len())
+            .field("quotients", &self.quotients())
+            .field("remainder_bits", &self.remainder_bits())
+            .field("used_slots", &self.used_slots())
+            .field("growable", &self.growable)
+            .field("hasher", &self.hasher)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Equal when they hold the same entries in the same shape under hashers
+/// that hash alike: what `to_bytes` would write.
+impl<S: KeyHasher> PartialEq for QuotientFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.growable == other.growable
+            && self.core == other.core
+            && HasherProbe::same(&self.hasher, &other.hasher)
+    }
+}
+
+impl<S: KeyHasher> Eq for QuotientFilter<S> {}
