@@ -45,7 +45,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use filter_core::batch::{BatchContains, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{BatchContains, BatchInsert, Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::prefetch::prefetch;
 use filter_core::probes::LinearProbes;
@@ -101,7 +101,9 @@ impl KeyHasher for StageHasher {
 ///
 /// [`with_max_bytes`](Self::with_max_bytes) caps its memory: an insert that
 /// would need a new stage past the cap returns [`Error::Full`] instead of
-/// allocating.
+/// allocating. So it has no `Extend`, which could only drop that error or
+/// panic: load many keys with [`insert_batch`](crate::BatchInsert::insert_batch),
+/// which returns it.
 ///
 /// # Invariants
 ///
@@ -516,6 +518,32 @@ impl<S: KeyHasher> BatchContains for ScalableBloomFilter<S> {
     }
 }
 
+/// `insert_batch` and `insert_hash_batch`: the inserts of
+/// [`insert`](ScalableBloomFilter::insert), item by item, stopping at the
+/// first error ([`Error::Full`] past the memory cap) as they would. Compare
+/// [`len`](ScalableBloomFilter::len) before and after to learn how many
+/// keys were added.
+///
+/// ```
+/// use bloom::{BatchInsert, Error, ScalableBloomFilter};
+///
+/// let mut crawled = ScalableBloomFilter::with_fpr(100, 0.01)?;
+/// crawled.insert_batch((0..1_000u64).map(|i| format!("https://a.example/{i}")))?;
+/// assert!(crawled.contains("https://a.example/999"));
+///
+/// // Past the memory cap, the batch stops at the first refused key.
+/// let mut capped = ScalableBloomFilter::with_fpr(100, 0.01)?.with_max_bytes(1_024);
+/// assert_eq!(capped.insert_batch(0..10_000u64), Err(Error::Full));
+/// assert!(capped.len() < 10_000 && capped.memory_bytes() <= 1_024);
+/// # Ok::<(), bloom::Error>(())
+/// ```
+impl<S: KeyHasher> BatchInsert for ScalableBloomFilter<S> {
+    #[inline]
+    fn batch_insert(&mut self, mixed: u64) -> Result<(), Error> {
+        self.insert_mixed(mixed).map(drop)
+    }
+}
+
 impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for ScalableBloomFilter<S> {
     fn contains(&self, item: &T) -> bool {
         ScalableBloomFilter::contains(self, item)
@@ -547,6 +575,27 @@ impl<S: Clone> Clone for ScalableBloomFilter<S> {
         }
     }
 }
+
+/// Two filters are equal when their parameters (memory cap included),
+/// key counts and stages are, and their hashers hash alike
+/// ([`HasherProbe::same`]): then their
+/// [`to_bytes`](ScalableBloomFilter::to_bytes) are equal as well. Equal
+/// filters answer every query alike and stay equal under the same inserts.
+impl<S: KeyHasher> PartialEq for ScalableBloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.initial_items == other.initial_items
+            && self.fpr.to_bits() == other.fpr.to_bits()
+            && self.growth_factor == other.growth_factor
+            && self.tightening_ratio.to_bits() == other.tightening_ratio.to_bits()
+            && self.max_bytes == other.max_bytes
+            && self.len == other.len
+            && self.newest_len == other.newest_len
+            && self.stages == other.stages
+            && HasherProbe::same(&self.hasher, &other.hasher)
+    }
+}
+
+impl<S: KeyHasher> Eq for ScalableBloomFilter<S> {}
 
 impl<S> fmt::Debug for ScalableBloomFilter<S> {
     /// The shape, not the tables.

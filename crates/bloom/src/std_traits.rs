@@ -1,6 +1,11 @@
 //! The standard traits a user expects beyond `Clone`, for both filters: a
 //! `Debug` that shows the filter's shape instead of its table, equality of
 //! whole state, and `Extend` to insert many items in one call.
+//!
+//! `Extend` only where inserts cannot fail: it has no way to return an
+//! error. [`ScalableBloomFilter`](crate::ScalableBloomFilter), whose inserts
+//! can be refused past its memory cap, has equality (beside its fields, in
+//! `scalable.rs`) but no `Extend`; its `insert_batch` returns the error.
 
 use std::fmt;
 use std::hash::Hash;

@@ -13,7 +13,9 @@
 // quickcheck hands properties their generated input by value.
 #![allow(clippy::needless_pass_by_value)]
 
-use bloom::{BatchContains, BloomFilter, Error, KeyHasher, PortableHasher, ScalableBloomFilter};
+use bloom::{
+    BatchContains, BatchInsert, BloomFilter, Error, KeyHasher, PortableHasher, ScalableBloomFilter,
+};
 use filter_core::testing::keys;
 use filter_core::testing::oracle::{Codec, Harness, Op};
 use quickcheck::{QuickCheck, TestResult};
@@ -270,6 +272,96 @@ fn resealed_lies_are_refused() {
     assert!(lie(44, &0u64.to_le_bytes()).is_err());
     assert!(lie(44, &(1u64 << 60).to_le_bytes()).is_err());
     assert!(lie(52, &(1u64 << 60).to_le_bytes()).is_err());
+}
+
+#[test]
+fn equality_is_equality_of_bytes() {
+    let f = grown();
+    let mut g = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!(f, g);
+    assert!(g.insert(&u64::MAX).unwrap());
+    assert_ne!(f, g);
+    // The same keys under another hasher, cap or tightening ratio: not
+    // equal.
+    let mut seeded =
+        ScalableBloomFilter::with_growth_and_hasher(50, 0.01, 3, 0.8, PortableHasher::with_seed(1))
+            .unwrap();
+    for i in 0..2_000u64 {
+        seeded.insert(&keys::key(3, i)).unwrap();
+    }
+    assert_ne!(seeded, f);
+    assert_ne!(f.clone().with_max_bytes(1 << 30), f);
+    let mut other_growth = ScalableBloomFilter::with_growth(50, 0.01, 3, 0.85).unwrap();
+    for i in 0..2_000u64 {
+        other_growth.insert(&keys::key(3, i)).unwrap();
+    }
+    assert_ne!(other_growth, f);
+}
+
+/// Keys for the batch tests: duplicates included, so that a batch's
+/// duplicate check (a key reported present is not added) sees keys added
+/// earlier in the same batch.
+fn batch_keys(n: u64) -> Vec<u64> {
+    (0..n).map(|i| keys::key(21, i % (n * 3 / 4))).collect()
+}
+
+#[test]
+fn batched_inserts_equal_one_by_one_across_growth() {
+    let keys = batch_keys(20_000);
+    let mut one_by_one = ScalableBloomFilter::with_fpr(100, 0.01).unwrap();
+    for k in &keys {
+        one_by_one.insert(k).unwrap();
+    }
+    assert!(one_by_one.stages() > 5);
+    let mut batched = ScalableBloomFilter::with_fpr(100, 0.01).unwrap();
+    batched.insert_batch(&keys).unwrap();
+    assert_eq!(batched, one_by_one);
+    assert_eq!(batched.to_bytes(), one_by_one.to_bytes());
+
+    let h = PortableHasher::default();
+    let mut hashed = ScalableBloomFilter::with_fpr(100, 0.01).unwrap();
+    hashed
+        .insert_hash_batch(keys.iter().map(|k| h.hash_key(k)))
+        .unwrap();
+    assert_eq!(hashed, one_by_one);
+}
+
+/// A first stage of more than 8 MiB, so the batch requests each key's
+/// memory ahead of its insert: the result is still the one-by-one filter.
+#[test]
+fn batched_inserts_equal_one_by_one_when_prefetching() {
+    let keys = batch_keys(20_000);
+    let mut one_by_one = ScalableBloomFilter::with_fpr(6_000_000, 0.01).unwrap();
+    assert!(one_by_one.memory_bytes() >= 8 << 20);
+    for k in &keys {
+        one_by_one.insert(k).unwrap();
+    }
+    let mut batched = ScalableBloomFilter::with_fpr(6_000_000, 0.01).unwrap();
+    batched.insert_batch(&keys).unwrap();
+    assert_eq!(batched, one_by_one);
+}
+
+/// Past the memory cap a batch stops where one-by-one inserts are first
+/// refused: the keys before are added, the refused one and those after are
+/// not, and the error is returned.
+#[test]
+fn a_batch_stops_at_the_memory_cap_with_its_error() {
+    let keys: Vec<u64> = (0..100_000).map(|i| keys::key(22, i)).collect();
+    let capped = || {
+        ScalableBloomFilter::with_fpr(1_000, 0.01)
+            .unwrap()
+            .with_max_bytes(20_000)
+    };
+    let mut one_by_one = capped();
+    let refused = keys
+        .iter()
+        .position(|k| one_by_one.insert(k).is_err())
+        .expect("the cap is reached");
+    let mut batched = capped();
+    assert_eq!(batched.insert_batch(&keys), Err(Error::Full));
+    assert_eq!(batched, one_by_one);
+    assert!(keys[..refused].iter().all(|k| batched.contains(k)));
+    assert!(batched.memory_bytes() <= 20_000);
 }
 
 fn codec() -> Option<Codec<ScalableBloomFilter>> {

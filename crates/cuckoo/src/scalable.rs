@@ -52,8 +52,8 @@ use std::hash::Hash;
 use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::format::{ByteReader, ByteWriter, FilterKind};
 use filter_core::{
-    BatchContains, Error, Filter, HasherProbe, Insert, KeyHasher, PortableHasher, Remove, mix64,
-    sizing,
+    BatchContains, BatchInsert, BatchRemove, Error, Filter, HasherProbe, Insert, KeyHasher,
+    PortableHasher, Remove, mix64, sizing,
 };
 
 use crate::filter::{CuckooFilter, buckets_for, checked_bytes};
@@ -490,6 +490,41 @@ impl<S: KeyHasher> BatchContains for ScalableCuckooFilter<S> {
     #[inline(always)]
     fn batch_hash_of_hash(&self, hash: u64) -> u64 {
         mix64(hash)
+    }
+}
+
+/// `insert_batch` and `insert_hash_batch`: the inserts of
+/// [`insert`](ScalableCuckooFilter::insert), item by item, opening stages
+/// as they would and stopping at the first error (`Full` or
+/// `TooManyCopies`). Compare [`len`](ScalableCuckooFilter::len) before and
+/// after to learn how many went in.
+///
+/// ```
+/// use cuckoo::{BatchInsert, BatchRemove, ScalableCuckooFilter};
+///
+/// let mut sessions = ScalableCuckooFilter::with_fpr(100, 0.01)?;
+/// sessions.insert_batch((0..1_000u64).map(|i| format!("session-{i}")))?;
+/// assert_eq!(sessions.len(), 1_000);
+/// assert!(sessions.stages() > 1);
+/// assert_eq!(sessions.remove_batch(["session-7", "session-8"]), 2);
+/// assert_eq!(sessions.len(), 998);
+/// # Ok::<(), cuckoo::Error>(())
+/// ```
+impl<S: KeyHasher> BatchInsert for ScalableCuckooFilter<S> {
+    #[inline]
+    fn batch_insert(&mut self, mixed: u64) -> Result<(), Error> {
+        self.insert_mixed(mixed)
+    }
+}
+
+/// `remove_batch` and `remove_hash_batch`: the removals of
+/// [`remove`](ScalableCuckooFilter::remove), item by item, refusals
+/// included (an item more than one stage reports is not removed); they
+/// return how many succeeded.
+impl<S: KeyHasher> BatchRemove for ScalableCuckooFilter<S> {
+    #[inline]
+    fn batch_remove(&mut self, mixed: u64) -> bool {
+        self.remove_mixed(mixed)
     }
 }
 
