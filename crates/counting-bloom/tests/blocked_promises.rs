@@ -160,7 +160,7 @@ fn memory_against_the_classic_filter() {
         // Blocks come whole: at n = 1,000 and 0.1 % one block is 3.6 % of
         // the classic bits, so allow one block of rounding above the limits.
         let rounding = |p| 512.0 / bloom_bits(n, p).unwrap() as f64;
-        // Within the 4.3× from 10 % down to 0.1 % (4.30× there)...
+        // Within the promised 4.3× from 10 % down to 0.1 % (4.30× there)...
         for p in [0.1, 0.05, 0.01, 0.005, 0.002, 0.001] {
             let ratio = memory_ratio(n, p);
             assert!(ratio <= 4.3 + rounding(p), "n {n} p {p}: {ratio:.3}×");

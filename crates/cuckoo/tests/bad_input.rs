@@ -89,11 +89,9 @@ fn bad_parameters_are_rejected_with_their_names() {
 
 #[test]
 fn too_many_items_name_the_largest_count_that_fits() {
-    // Before the fix every width was refused above 2^40 buckets, the 16-bit
-    // limit, with "small enough for a table of at most 2^46 bits" and no
-    // number: with_capacity(3.6e12, 4) (a 2^44-bit table) was refused
-    // with a reason that was false for it. The range now follows the width,
-    // and names the largest count. (No test allocates near the limit.)
+    // The largest count follows the fingerprint width (a 4-bit table of
+    // 3.6e12 items is 2^44 bits and fits), and a refusal names that count,
+    // not a bit limit the caller never chose. (No test allocates near it.)
     for bits in 4..=16u32 {
         let e = CuckooFilter::with_capacity(usize::MAX, bits).unwrap_err();
         let text = e.to_string();
@@ -262,9 +260,9 @@ fn resealed_lies_are_caught_by_structure() {
 
 #[test]
 fn a_victim_beside_a_free_slot_of_its_buckets_is_refused() {
-    // Before the fix such bytes (checksum valid, items consistent) loaded as
-    // a filter that refused every insert with `Full` although the victim's
-    // own bucket had room: a state no sequence of operations produces.
+    // Such bytes (checksum valid, items consistent) would load as a filter
+    // that refuses every insert with `Full` although the victim's own bucket
+    // has room: a state no sequence of operations produces.
     let good = full_filter().to_bytes();
     let mut bytes = good.clone();
     let victim = u64::from_le_bytes(bytes[VICTIM_BUCKET..VICTIM_BUCKET + 8].try_into().unwrap());

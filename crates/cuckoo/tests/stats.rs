@@ -3,7 +3,7 @@
 use cuckoo::CuckooFilter;
 use filter_core::testing::{keys, stats};
 
-/// The target rates of the issue and their fingerprint widths.
+/// Target rates across the range, and their fingerprint widths.
 const TARGETS: [(f64, u32); 4] = [(0.03, 9), (0.01, 10), (0.002, 12), (0.0002, 16)];
 
 #[test]

@@ -628,7 +628,7 @@ mod tests {
 
     #[test]
     fn classic_known_values() {
-        // The reference values: n = 10^6 at 1 % and 0.1 %.
+        // The textbook values at n = 10^6, 1 % and 0.1 %.
         assert_eq!(bloom_bits(1_000_000, 0.01).unwrap(), 9_585_059);
         assert_eq!(bloom_hashes(9_585_059, 1_000_000).unwrap(), 7);
         assert_eq!(bloom_bits(1_000_000, 0.001).unwrap(), 14_377_588);

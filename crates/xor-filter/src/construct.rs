@@ -483,9 +483,9 @@ mod tests {
 
     #[test]
     fn hashes_crafted_against_the_fixed_seeds_still_build() {
-        // Before the fix every seed came from the public fixed sequence, and
-        // these 200 distinct hashes made all 100 attempts fail:
-        // `ConstructionFailed` ("peeling placed only 198 of 200").
+        // Were every seed taken from a public fixed sequence, these 200
+        // distinct hashes would make all 100 attempts fail
+        // (`ConstructionFailed`: "peeling placed only 198 of 200").
         //
         // Unlike every other test, this one depends on unseeded randomness:
         // the builds succeed on attempts past `FIXED_ATTEMPTS`, whose seeds
@@ -520,7 +520,7 @@ mod tests {
         // Odd attempts now halve the segment length. Over 60 key sets the
         // first two attempts must succeed for at least 51: measured ~97 %
         // (mean 58.2, σ = √(60 · 0.97 · 0.03) = 1.3, so 51 is 5σ below it);
-        // before the fix ~10 %.
+        // without the halving, about 10 %.
         for n in [3551usize, 11_521, 12_372, 37_454] {
             let layout = FuseLayout::for_keys(n).unwrap();
             let next = FuseLayout::for_keys(n + 1).unwrap();
