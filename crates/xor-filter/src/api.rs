@@ -59,7 +59,7 @@ macro_rules! static_filter_api {
             /// means it probably was.
             #[inline]
             pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_key(item))
+                self.table.contains_mixed(self.hasher.mixed_hash(item))
             }
 
             /// As [`contains`](Self::contains) for a key's hash (the filter's
@@ -155,10 +155,29 @@ macro_rules! static_filter_api {
                 &self.hasher
             }
 
-            /// Hints that the lookup of `hash` will read its three slots soon.
+            /// Hints that the lookup of the key whose mixed hash is `m` will
+            /// read its three slots soon.
             #[inline(always)]
-            pub(crate) fn prefetch_slots(&self, hash: u64) {
-                self.table.prefetch_hash(hash);
+            pub(crate) fn prefetch_slots(&self, m: u64) {
+                self.table.prefetch_mixed(m);
+            }
+
+            /// The value a batched lookup carries for `item`: its mixed hash.
+            #[inline(always)]
+            pub(crate) fn batch_key<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+                self.hasher.mixed_hash(item)
+            }
+
+            /// The value a batched lookup carries for the hash `hash`.
+            #[inline(always)]
+            pub(crate) fn batch_key_of_hash(&self, hash: u64) -> u64 {
+                filter_core::mix64(hash)
+            }
+
+            /// The lookup of a batch's value.
+            #[inline(always)]
+            pub(crate) fn batch_lookup(&self, m: u64) -> bool {
+                self.table.contains_mixed(m)
             }
         }
 

@@ -17,7 +17,8 @@ use crate::{
 };
 
 /// Implements [`Lookahead`] and [`BatchContains`] for `$name`, whose
-/// `contains_hash`, `prefetch_slots` and `memory_bytes` it calls.
+/// `batch_key`, `batch_key_of_hash`, `batch_lookup`, `prefetch_slots`
+/// and `memory_bytes` it calls.
 macro_rules! batch_contains {
     ($($lt:lifetime,)? $name:ident) => {
         impl<$($lt,)? F: Fingerprint, S: KeyHasher> Lookahead for $name<$($lt,)? F, S> {
@@ -28,7 +29,7 @@ macro_rules! batch_contains {
 
             #[inline(always)]
             fn lookup_hash(&self, hash: u64) -> bool {
-                self.contains_hash(hash)
+                self.batch_lookup(hash)
             }
 
             fn worth_prefetching(&self) -> bool {
@@ -43,12 +44,12 @@ macro_rules! batch_contains {
         impl<$($lt,)? F: Fingerprint, S: KeyHasher> BatchContains for $name<$($lt,)? F, S> {
             #[inline(always)]
             fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-                self.hasher().hash_key(item)
+                self.batch_key(item)
             }
 
             #[inline(always)]
             fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-                hash
+                self.batch_key_of_hash(hash)
             }
         }
     };

@@ -83,14 +83,18 @@ pub(crate) const MAX_ATTEMPTS: u32 = 100;
 /// pairs of attempts), so in practice every build is reproducible.
 const FIXED_ATTEMPTS: u32 = 16;
 
-/// The golden-ratio increment: attempt `i` < [`FIXED_ATTEMPTS`] uses seed
-/// `mix64((i + 1) · φ)`, so builds are deterministic and reproducible.
+/// The golden-ratio increment: attempt 0 uses seed 0 (the key's mixed hash
+/// as it is, see `table::seeded`), attempt `i` from 1 to [`FIXED_ATTEMPTS`]
+/// − 1 seed `mix64((i + 1) · φ)`, so builds are deterministic and
+/// reproducible.
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The seed of attempt `attempt`: from the fixed sequence, then, past
 /// [`FIXED_ATTEMPTS`], from a randomly keyed hasher made on first use.
 fn seed(attempt: u32, random: &mut Option<RandomState>) -> u64 {
-    if attempt < FIXED_ATTEMPTS {
+    if attempt == 0 {
+        0
+    } else if attempt < FIXED_ATTEMPTS {
         filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1))
     } else {
         random
@@ -465,15 +469,29 @@ mod tests {
         let mut r = 0u64;
         for attempt in 0..MAX_ATTEMPTS {
             let layout = L::for_keys(n).unwrap().for_attempt(attempt);
-            let seed = filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1));
+            // The fixed formula, for every attempt (past `FIXED_ATTEMPTS` the
+            // real seeds are random, which is what makes these builds pass).
+            let seed = if attempt == 0 {
+                0
+            } else {
+                filter_core::mix64(GOLDEN.wrapping_mul(u64::from(attempt) + 1))
+            };
+            // The hash whose seeded value (`table::mixed`) is `k`.
+            let hash_of = |k: u64| {
+                if seed == 0 {
+                    unmix64(k)
+                } else {
+                    unmix64(unmix64(k).wrapping_sub(seed))
+                }
+            };
             loop {
                 r += 1;
                 let k = filter_core::mix64(r);
                 // Bit 10 feeds no position at this size (bar a rare carry).
                 let twin = k ^ (1 << 10);
                 if layout.positions(k) == layout.positions(twin) {
-                    out.push(unmix64(k).wrapping_sub(seed));
-                    out.push(unmix64(twin).wrapping_sub(seed));
+                    out.push(hash_of(k));
+                    out.push(hash_of(twin));
                     break;
                 }
             }

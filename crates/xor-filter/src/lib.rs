@@ -14,17 +14,19 @@
 //!
 //! # Design decisions
 //!
-//! - **One mix on the key path.** A build tries seeds until peeling
-//!   succeeds, so a key's slots and fingerprint come from
-//!   `mix64(hash_key(key) + seed)`: the seeded mix is derived from the
-//!   hasher's pre-hash ([`KeyHasher::hash_key`]), not from its mixed hash.
-//!   With the default [`PortableHasher`] an integer key's pre-hash is one
-//!   xor with the hasher's state, so a lookup costs one mix, as in the
-//!   reference implementations. Starting from the mixed hash instead would
-//!   cost a second mix: adding a seed to an already mixed hash only shifts
-//!   every key's slots together, so a seed that failed would fail again, and
-//!   a lookup measured slower that way. The `*_hash` methods take the same
-//!   pre-hash, so `contains(k) == contains_hash(hasher.hash_key(k))`.
+//! - **At most one mix on the key path.** A build tries seeds until
+//!   peeling succeeds. The first attempt, seed 0, takes a key's slots and
+//!   fingerprint from its mixed hash as it is
+//!   ([`KeyHasher::mixed_hash`], which the default [`PortableHasher`]
+//!   computes directly: one mix for an integer, XXH3 alone for a string),
+//!   so a filter built on its first attempt, as nearly all are, looks keys
+//!   up at the cost of the hash alone. A later attempt uses
+//!   `mix64(mixed + seed)`: adding a seed alone would only shift every
+//!   key's slots together, so a seed that failed would fail again. The
+//!   `*_hash` methods mix what they are given first, so
+//!   `contains(k) == contains_hash(hasher.hash_key(k))`. (The partitioned
+//!   filter picks a key's partition from its hash, so its key path takes
+//!   the hash and mixes it.)
 //! - **One construction for all types.** The layouts differ only in where a
 //!   key's three slots are; the fingerprint width only in the type of the
 //!   table. Sorting, peeling, assignment, lookup and encoding are written

@@ -12,7 +12,7 @@ use crate::view::TableRef;
 
 /// A built filter: every key `k` of the set satisfies
 /// `fp(k) == table[p0] ^ table[p1] ^ table[p2]`, where `p0, p1, p2` are the
-/// layout's positions of `mix64(hash + seed)`.
+/// layout's positions of [`seeded`]`(mix64(hash), seed)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Table<L, F> {
     pub(crate) layout: L,
@@ -24,12 +24,28 @@ pub(crate) struct Table<L, F> {
     pub(crate) fingerprints: Vec<F>,
 }
 
-/// The seeded mix every position and fingerprint derives from. Adding the
-/// seed then applying the bijective `mix64` keeps distinct hashes distinct,
-/// so duplicates among hashes are exactly duplicates among mixed hashes.
-#[inline]
+/// The value every position and fingerprint derives from, given a key's
+/// mixed hash `m` (`mix64` of its hash): `m` itself for seed 0, the first
+/// attempt's, and `mix64(m + seed)` for the seeds of later attempts.
+///
+/// Why seed 0 takes `m` as it is: the default hasher gives a key's mixed
+/// hash directly (a string's costs XXH3 alone), so a filter built on its
+/// first attempt, as nearly all are, looks a key up with no further mix.
+/// Both branches are bijections of `m`, so duplicates among hashes are
+/// exactly duplicates among these values.
+#[inline(always)]
+pub(crate) fn seeded(m: u64, seed: u64) -> u64 {
+    if seed == 0 {
+        m
+    } else {
+        mix64(m.wrapping_add(seed))
+    }
+}
+
+/// [`seeded`] for a key's hash (its pre-hash, as the `*_hash` methods take).
+#[inline(always)]
 pub(crate) fn mixed(hash: u64, seed: u64) -> u64 {
-    mix64(hash.wrapping_add(seed))
+    seeded(mix64(hash), seed)
 }
 
 impl<L: Layout, F: Fingerprint> Table<L, F> {
@@ -43,10 +59,17 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
     /// keys, a false positive with nothing to be positive about.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// As [`contains_hash`](Self::contains_hash), given the key's mixed
+    /// hash (`mix64` of its hash).
+    #[inline]
+    pub(crate) fn contains_mixed(&self, m: u64) -> bool {
         if self.keys == 0 {
             return false;
         }
-        let k = mixed(hash, self.seed);
+        let k = seeded(m, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = &self.fingerprints;
         debug_assert!(a < t.len() && b < t.len() && c < t.len());
@@ -73,8 +96,8 @@ impl<L: Layout, F: Fingerprint> Table<L, F> {
     /// Hints that the lookup of `hash` will read its three slots soon (a
     /// batched lookup, `batch.rs`). Never changes an answer.
     #[inline(always)]
-    pub(crate) fn prefetch_hash(&self, hash: u64) {
-        let [a, b, c] = self.layout.positions(mixed(hash, self.seed));
+    pub(crate) fn prefetch_mixed(&self, m: u64) {
+        let [a, b, c] = self.layout.positions(seeded(m, self.seed));
         for position in [a, b, c] {
             prefetch(&self.fingerprints, position);
         }

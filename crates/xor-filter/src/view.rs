@@ -33,11 +33,11 @@ use std::marker::PhantomData;
 
 use filter_core::format::{ByteReader, verify_checksum};
 use filter_core::prefetch::prefetch;
-use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher};
+use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64};
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::{FuseLayout, Layout, XorLayout};
-use crate::table::{Table, mixed};
+use crate::table::{Table, seeded};
 use crate::{BinaryFuse, Xor};
 
 /// [`verify_checksum`] as a `Result`, for the views' methods.
@@ -107,18 +107,24 @@ impl<'a, L: Layout, F: Fingerprint> TableRef<'a, L, F> {
     /// As `Table::contains_hash`: no keys, no matches.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_mixed(mix64(hash))
+    }
+
+    /// As `Table::contains_mixed`.
+    #[inline]
+    pub(crate) fn contains_mixed(&self, m: u64) -> bool {
         if self.keys == 0 {
             return false;
         }
-        let k = mixed(hash, self.seed);
+        let k = seeded(m, self.seed);
         let [a, b, c] = self.layout.positions(k);
         let t = self.fingerprints;
         F::from_hash(k) ^ F::load_le(t, a) ^ F::load_le(t, b) ^ F::load_le(t, c) == F::default()
     }
 
     #[inline(always)]
-    pub(crate) fn prefetch_hash(&self, hash: u64) {
-        for position in self.layout.positions(mixed(hash, self.seed)) {
+    pub(crate) fn prefetch_mixed(&self, m: u64) {
+        for position in self.layout.positions(seeded(m, self.seed)) {
             prefetch(self.fingerprints, position * size_of::<F>());
         }
     }
@@ -185,7 +191,7 @@ macro_rules! view_api {
             /// means it probably was. The same answer as the owned filter's.
             #[inline]
             pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-                self.contains_hash(self.hasher.hash_key(item))
+                self.table.contains_mixed(self.hasher.mixed_hash(item))
             }
 
             /// As [`contains`](Self::contains) for a key's hash.
@@ -194,10 +200,29 @@ macro_rules! view_api {
                 self.table.contains_hash(hash)
             }
 
-            /// Hints that the lookup of `hash` will read its three slots soon.
+            /// Hints that the lookup of the key whose mixed hash is `m` will
+            /// read its three slots soon.
             #[inline(always)]
-            pub(crate) fn prefetch_slots(&self, hash: u64) {
-                self.table.prefetch_hash(hash);
+            pub(crate) fn prefetch_slots(&self, m: u64) {
+                self.table.prefetch_mixed(m);
+            }
+
+            /// The value a batched lookup carries for `item`: its mixed hash.
+            #[inline(always)]
+            pub(crate) fn batch_key<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+                self.hasher.mixed_hash(item)
+            }
+
+            /// The value a batched lookup carries for the hash `hash`.
+            #[inline(always)]
+            pub(crate) fn batch_key_of_hash(&self, hash: u64) -> u64 {
+                filter_core::mix64(hash)
+            }
+
+            /// The lookup of a batch's value.
+            #[inline(always)]
+            pub(crate) fn batch_lookup(&self, m: u64) -> bool {
+                self.table.contains_mixed(m)
             }
 
             /// The number of distinct key hashes the filter was built from.
@@ -353,7 +378,7 @@ mod tests {
 
     #[test]
     fn a_view_reads_the_owned_table_at_any_alignment() {
-        let hashes: Vec<u64> = (0..5000u64).map(filter_core::mix64).collect();
+        let hashes: Vec<u64> = (0..5000u64).map(mix64).collect();
         let owned = Table::<FuseLayout, u16>::from_hashes(&hashes).unwrap();
         let bytes = owned.to_bytes(u16::FUSE_KIND, &HasherProbe::of(&PortableHasher::default()));
         for shift in 0..3 {

@@ -113,6 +113,25 @@ impl<'a, F: Fingerprint, S: KeyHasher> PartitionedBinaryFuseRef<'a, F, S> {
         F::from_hash(k) ^ F::load_le(t, a) ^ F::load_le(t, b) ^ F::load_le(t, c) == F::default()
     }
 
+    /// The value a batched lookup carries for `item`: its hash, which picks
+    /// the partition.
+    #[inline(always)]
+    pub(crate) fn batch_key<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        self.hasher.hash_key(item)
+    }
+
+    /// The value a batched lookup carries for the hash `hash`.
+    #[inline(always)]
+    pub(crate) fn batch_key_of_hash(&self, hash: u64) -> u64 {
+        hash
+    }
+
+    /// The lookup of a batch's value.
+    #[inline(always)]
+    pub(crate) fn batch_lookup(&self, hash: u64) -> bool {
+        self.contains_hash(hash)
+    }
+
     /// Hints that the lookup of `hash` will read its three slots soon.
     #[inline(always)]
     pub(crate) fn prefetch_slots(&self, hash: u64) {
