@@ -22,60 +22,16 @@
 
 #![allow(unsafe_code)]
 
-/// The specification's eight odd salts, one per word of a block.
-pub(crate) const SALT: [u32; 8] = [
-    0x47b6_137b,
-    0x4497_4d91,
-    0x8824_ad5b,
-    0xa2b7_289d,
-    0x7054_95c7,
-    0x2df1_424b,
-    0x9efc_4947,
-    0x5c6b_fb31,
-];
-
-/// 256 bits as eight 32-bit words; 32-byte aligned so that a block never
-/// straddles two cache lines and loads as one AVX2 register.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C, align(32))]
-pub(crate) struct Block(pub(crate) [u32; 8]);
+/// The split block and its salts are the blocked filter's, which is the
+/// same layout: one bit set in each of eight 32-bit words, chosen by the
+/// specification's salts.
+pub(crate) use crate::block::{Block, SALT};
 
 /// The block that `hash` selects among `blocks` blocks (fewer than 2³²).
 #[inline(always)]
 pub(crate) fn block_index(hash: u64, blocks: usize) -> usize {
     // Below `blocks` because (hash >> 32) < 2^32; the cast is lossless.
     (((hash >> 32) * blocks as u64) >> 32) as usize
-}
-
-/// The specification's `mask`: one bit in each word.
-#[inline(always)]
-pub(crate) fn mask(x: u32) -> [u32; 8] {
-    std::array::from_fn(|i| 1u32 << (x.wrapping_mul(SALT[i]) >> 27))
-}
-
-impl Block {
-    /// The specification's `block_check`, written without early exits so
-    /// that it compiles to vector instructions where it can.
-    #[inline(always)]
-    pub(crate) fn check(&self, x: u32) -> bool {
-        let mut missing = 0;
-        for (word, bit) in self.0.iter().zip(mask(x)) {
-            missing |= bit & !word;
-        }
-        missing == 0
-    }
-
-    /// The specification's `block_insert`; returns whether any bit was
-    /// unset before.
-    #[inline(always)]
-    pub(crate) fn insert(&mut self, x: u32) -> bool {
-        let mut missing = 0;
-        for (word, bit) in self.0.iter_mut().zip(mask(x)) {
-            missing |= bit & !*word;
-            *word |= bit;
-        }
-        missing != 0
-    }
 }
 
 /// Which probe a filter uses.
@@ -141,7 +97,7 @@ fn portable_check(blocks: &[Block], hash: u64) -> bool {
     // Truncation intended: the low 32 bits are the block's argument.
     blocks
         .get(block_index(hash, blocks.len()))
-        .is_some_and(|b| b.check(hash as u32))
+        .is_some_and(|b| b.contains(hash as u32))
 }
 
 #[inline(always)]
