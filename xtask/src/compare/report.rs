@@ -254,7 +254,11 @@ fn markdown(options: &Options, machine: &Machine, rows: &[Row], elapsed: Duratio
 }
 
 /// The limits a user must know, next to the filter they limit.
-const LIMITS: [(&str, &str); 9] = [
+const LIMITS: [(&str, &str); 10] = [
+    (
+        "every filter",
+        "bytes load on any machine under the default hasher; bytes written with another hasher load only under that hasher (`Err(HasherMismatch)`)",
+    ),
     (
         "BloomFilter, BlockedBloomFilter",
         "past the expected items the rate climbs silently; use `ScalableBloomFilter` when the size is unknown",
