@@ -155,3 +155,4 @@ fn counted_zero_remainders_never_cost_an_insert_its_place() {
     c.insert_fingerprint(6, 1).unwrap();
     assert_eq!(c.insert_fingerprint(7, 1), Err(Error::Full));
 }
+
