@@ -16,6 +16,22 @@
 //! new key's F equals one of n stored), so each doubling doubles the rate
 //! at which the filter is full again; the growable mode reserves a bit of
 //! remainder per planned doubling.
+//!
+//! # Which filters merge
+//!
+//! Exactly those of one fingerprint space S: built with the same
+//! `expected_items`, `fpr` and planned doublings (so the same Q and r),
+//! then grown any number of times. Sizing takes Q from the number of keys
+//! with no rounding to a power of two, so filters built for different
+//! numbers of keys have unrelated Q, and a key's fingerprints in the two
+//! spaces, ⌊m · S₁ / 2^64⌋ and ⌊m · S₂ / 2^64⌋, are not functions of each
+//! other: no table can hold both filters' entries without losing keys.
+//! Where one space is the other times 2^k (the same n at rates 2^k apart,
+//! or with k more planned doublings) the finer fingerprints do determine
+//! the coarser ones (drop their k low bits), but the sum would then answer
+//! at the coarser filter's rate, not at the rate the finer one was built
+//! for; such merges are refused like any other change of rate, and the
+//! error names both spaces.
 
 #![allow(unsafe_code)]
 

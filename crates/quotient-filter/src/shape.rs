@@ -60,12 +60,10 @@ pub(crate) fn for_rate(expected_items: usize, fpr: f64, doublings: u32) -> Resul
             "small enough for a table of that many slots to be addressed with 64-bit hashes",
         )
     };
-    let load: usize = std::env::var("QF_LOAD").ok().and_then(|v| v.parse().ok()).unwrap_or(95);
     let min_quotients = n
-        .checked_mul(100)
-        .map(|x| x.div_ceil(load))
+        .checked_mul(MAX_LOAD_DEN)
+        .map(|x| x.div_ceil(MAX_LOAD_NUM))
         .ok_or_else(too_many)?;
-    let _ = (MAX_LOAD_DEN, MAX_LOAD_NUM);
     // The smallest r with n / (Q · 2^r) ≤ p at the fewest quotients.
     let mut r = MIN_REMAINDER_BITS;
     while (n as f64) / (min_quotients as f64 * (r as f64).exp2()) > p {

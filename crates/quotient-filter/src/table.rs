@@ -72,8 +72,6 @@ pub(crate) struct Table {
     /// Whether the CPU has BMI2 (`pdep`) and `popcnt`, for select and the
     /// operations compiled for them.
     bmi2: bool,
-    /// TEMP experiment switch.
-    pub(crate) mode: u8,
 }
 
 impl Table {
@@ -100,7 +98,6 @@ impl Table {
             offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
             used: 0,
             bmi2: crate::bits::has_bmi2(),
-            mode: std::env::var("QF_MODE").ok().and_then(|v| v.parse().ok()).unwrap_or(0),
         })
     }
 
@@ -723,7 +720,6 @@ impl Table {
             offsets,
             used: 0,
             bmi2: crate::bits::has_bmi2(),
-            mode: 0,
         }
     }
 
