@@ -246,6 +246,9 @@ impl Core {
     #[inline(always)]
     fn contains_impl<const BMI2: bool>(&self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
+        // The run usually ends near q: its remainder's line loads while the
+        // metadata's does, not after.
+        self.table.prefetch_slot(q);
         if !self.table.is_occupied(q) {
             return false;
         }
