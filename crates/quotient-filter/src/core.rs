@@ -16,6 +16,22 @@
 //! new key's F equals one of n stored), so each doubling doubles the rate
 //! at which the filter is full again; the growable mode reserves a bit of
 //! remainder per planned doubling.
+//!
+//! # Which filters merge
+//!
+//! Exactly those of one fingerprint space S: built with the same
+//! `expected_items`, `fpr` and planned doublings (so the same Q and r),
+//! then grown any number of times. Sizing takes Q from the number of keys
+//! with no rounding to a power of two, so filters built for different
+//! numbers of keys have unrelated Q, and a key's fingerprints in the two
+//! spaces, ⌊m · S₁ / 2^64⌋ and ⌊m · S₂ / 2^64⌋, are not functions of each
+//! other: no table can hold both filters' entries without losing keys.
+//! Where one space is the other times 2^k (the same n at rates 2^k apart,
+//! or with k more planned doublings) the finer fingerprints do determine
+//! the coarser ones (drop their k low bits), but the sum would then answer
+//! at the coarser filter's rate, not at the rate the finer one was built
+//! for; such merges are refused like any other change of rate, and the
+//! error names both spaces.
 
 #![allow(unsafe_code)]
 
@@ -214,12 +230,12 @@ impl Core {
 
     /// The body of [`count`](Self::count).
     #[inline(always)]
-    fn count_impl(&self, m: u64) -> u64 {
+    fn count_impl<const BMI2: bool>(&self, m: u64) -> u64 {
         let (q, x) = self.split(self.fingerprint(m));
         if !self.table.is_occupied(q) {
             return 0;
         }
-        let (start, end) = self.table.run(q);
+        let (start, end) = self.run_of::<BMI2>(q);
         match self.find(x, start, end) {
             Found::Entry(_, count, _) => count,
             Found::Absent(_) => 0,
@@ -228,22 +244,42 @@ impl Core {
 
     /// The body of [`contains`](Self::contains).
     #[inline(always)]
-    fn contains_impl(&self, m: u64) -> bool {
+    fn contains_impl<const BMI2: bool>(&self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
+        // The run usually ends near q: its remainder's line loads while the
+        // metadata's does, not after.
         self.table.prefetch_slot(q);
         if !self.table.is_occupied(q) {
             return false;
         }
+        let (start, end) = self.run_of::<BMI2>(q);
         // Every entry ends with a slot holding its remainder, so the run's
-        // last slot is its largest remainder: most lookups end there,
-        // without finding the run's start.
-        let end = self.table.run_end(q);
+        // last slot is its largest remainder: most lookups end there.
         let last = self.table.get(end);
         if last <= x {
             return last == x;
         }
-        let start = self.table.run_start(q, end);
-        start < end && matches!(self.find(x, start, end), Found::Entry(..))
+        if end - start <= 1 {
+            // Two slots hold no counter (one takes three): both are
+            // remainders.
+            return start < end && self.table.get(start) == x;
+        }
+        self.find_in_run(x, start, end)
+    }
+
+    /// The slots `start..=end` of the run of occupied quotient `q`.
+    #[inline(always)]
+    fn run_of<const BMI2: bool>(&self, q: usize) -> (usize, usize) {
+        match self.table.run_near::<BMI2>(q) {
+            Some(run) => run,
+            None => self.table.run_far(q),
+        }
+    }
+
+    /// Whether remainder `x` has an entry in the run `start..=end`.
+    #[inline(never)]
+    fn find_in_run(&self, x: u64, start: usize, end: usize) -> bool {
+        matches!(self.find(x, start, end), Found::Entry(..))
     }
 
     /// Checks that `charge` more charged slots fit under the maximum load,
@@ -259,7 +295,7 @@ impl Core {
 
     /// The body of [`insert_fingerprint`](Self::insert_fingerprint).
     #[inline(always)]
-    fn insert_impl(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+    fn insert_impl<const BMI2: bool>(&mut self, f: u64, copies: u64) -> Result<(), Error> {
         let (q, x) = self.split(f);
         self.table.prefetch_slot(q);
         let r = self.shape.remainder_bits;
@@ -284,7 +320,7 @@ impl Core {
             self.charged += charge;
             return Ok(());
         }
-        let (start, end) = self.table.run(q);
+        let (start, end) = self.run_of::<BMI2>(q);
         let (at, old_count, old_len) = match self.find(x, start, end) {
             Found::Entry(at, count, len) => (at, count, len),
             Found::Absent(at) => (at, 0, 0),
@@ -335,13 +371,13 @@ impl Core {
 
     /// The body of [`remove`](Self::remove).
     #[inline(always)]
-    fn remove_impl(&mut self, m: u64) -> bool {
+    fn remove_impl<const BMI2: bool>(&mut self, m: u64) -> bool {
         let (q, x) = self.split(self.fingerprint(m));
         self.table.prefetch_slot(q);
         if !self.table.is_occupied(q) {
             return false;
         }
-        let (start, end) = self.table.run(q);
+        let (start, end) = self.run_of::<BMI2>(q);
         let Found::Entry(at, count, old_len) = self.find(x, start, end) else {
             return false;
         };
@@ -371,7 +407,7 @@ impl Core {
             // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
             return unsafe { self.count_x86(m) };
         }
-        self.count_impl(m)
+        self.count_impl::<false>(m)
     }
 
     /// Whether a copy of the fingerprint of mixed hash `m` is held.
@@ -382,7 +418,7 @@ impl Core {
             // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
             return unsafe { self.contains_x86(m) };
         }
-        self.contains_impl(m)
+        self.contains_impl::<false>(m)
     }
 
     /// Adds `copies` (≥ 1) copies of fingerprint `f`.
@@ -399,7 +435,7 @@ impl Core {
             // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
             return unsafe { self.insert_x86(f, copies) };
         }
-        self.insert_impl(f, copies)
+        self.insert_impl::<false>(f, copies)
     }
 
     /// Removes one copy of the fingerprint of mixed hash `m`; `false` when
@@ -411,7 +447,7 @@ impl Core {
             // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
             return unsafe { self.remove_x86(m) };
         }
-        self.remove_impl(m)
+        self.remove_impl::<false>(m)
     }
 
     // The operations compiled for the bit instructions of x86-64-v3, so
@@ -422,25 +458,25 @@ impl Core {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     unsafe fn count_x86(&self, m: u64) -> u64 {
-        self.count_impl(m)
+        self.count_impl::<true>(m)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     unsafe fn contains_x86(&self, m: u64) -> bool {
-        self.contains_impl(m)
+        self.contains_impl::<true>(m)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     unsafe fn insert_x86(&mut self, f: u64, copies: u64) -> Result<(), Error> {
-        self.insert_impl(f, copies)
+        self.insert_impl::<true>(f, copies)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     unsafe fn remove_x86(&mut self, m: u64) -> bool {
-        self.remove_impl(m)
+        self.remove_impl::<true>(m)
     }
 
     /// Every entry, as (fingerprint, count), in increasing fingerprint

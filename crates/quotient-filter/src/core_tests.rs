@@ -55,6 +55,23 @@ fn check(mut c: Core, ops: &[(u8, u16)], domain: u64) -> Result<(), String> {
                 return Err(format!("step {step}: fingerprint {f} count {got} want {n}"));
             }
         }
+        // Absent fingerprints near the one just used (same and next
+        // quotients, remainders above and below): the lookups' shortcuts
+        // must answer exactly, counters and long runs included.
+        for probe in [
+            f ^ 1,
+            f + 1,
+            f.wrapping_sub(1),
+            f + (1 << c.shape().remainder_bits),
+        ] {
+            if probe < c.space()
+                && !oracle.contains_key(&probe)
+                && (contains_f(&c, probe) || count_f(&c, probe) != 0)
+            {
+                return Err(format!("step {step}: absent fingerprint {probe} found"));
+            }
+        }
+        check_runs(&c)?;
         let mut entries: Vec<_> = oracle.iter().map(|(&f, &n)| (f, n)).collect();
         entries.sort_unstable();
         if c.entries() != Some(entries.clone()) {
@@ -69,6 +86,40 @@ fn check(mut c: Core, ops: &[(u8, u16)], domain: u64) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Every run found from its home block and the next is the run the exact
+/// walk finds.
+fn check_runs(c: &Core) -> Result<(), String> {
+    let t = c.table();
+    for q in 0..c.shape().quotients {
+        if !t.is_occupied(q) {
+            continue;
+        }
+        let exact = t.run(q);
+        for near in [t.run_near::<false>(q), run_near_bmi2(c, q)] {
+            if near.is_some_and(|run| run != exact) {
+                return Err(format!("quotient {q}: run {near:?}, exact {exact:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`Table::run_near`](crate::table::Table::run_near) by `pdep`, where the
+/// CPU has it.
+#[allow(unsafe_code)]
+fn run_near_bmi2(c: &Core, q: usize) -> Option<(usize, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    if c.table().has_bmi2() {
+        #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+        unsafe fn near(c: &Core, q: usize) -> Option<(usize, usize)> {
+            c.table().run_near::<true>(q)
+        }
+        // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
+        return unsafe { near(c, q) };
+    }
+    c.table().run_near::<false>(q)
 }
 
 /// Count of a fingerprint, through a hash that maps to it: the inverse of

@@ -214,25 +214,38 @@ impl<S: KeyHasher> QuotientFilter<S> {
     ///
     /// The two must hash alike and have the same fingerprint space
     /// (quotients × 2^remainder bits): built with the same
-    /// `expected_items` and `fpr`, with either grown from the other's size
-    /// by [`grow`](Self::grow). Their sizes may differ; the sum takes the
-    /// larger, and a growable filter doubles further if the sum needs it.
+    /// `expected_items`, `fpr` and planned doublings, either possibly grown
+    /// from the other's size by [`grow`](Self::grow) or by inserts. Their
+    /// sizes may differ; the sum takes the larger, and a growable filter
+    /// doubles further if the sum needs it. Filters of other sizes hold
+    /// fingerprints of other spaces, which no table of either size can
+    /// hold without losing keys or the rate (see the crate's design notes).
     ///
     /// # Errors
     ///
     /// [`Error::HasherMismatch`] when the hashers differ,
-    /// [`Error::Incompatible`] when the spaces do, [`Error::Full`] when the
-    /// sum does not fit (and the filter is not growable). Nothing is
-    /// changed by a failed merge.
+    /// [`Error::Incompatible`] naming both spaces when they differ,
+    /// [`Error::Full`] when the sum does not fit (and the filter is not
+    /// growable). Nothing is changed by a failed merge.
     pub fn merge(&mut self, other: &Self) -> Result<(), Error> {
         if !HasherProbe::same(&self.hasher, &other.hasher) {
             return Err(Error::HasherMismatch);
         }
         if self.core.space() != other.core.space() {
+            let describe = |core: &Core| {
+                let shape = core.shape();
+                format!(
+                    "{} x 2^{} = {}",
+                    shape.quotients,
+                    shape.remainder_bits,
+                    core.space()
+                )
+            };
             return Err(Error::incompatible(
-                "fingerprint space (quotients x 2^remainder bits)",
-                self.core.space(),
-                other.core.space(),
+                "fingerprint space (quotients x 2^remainder bits, which must be equal: \
+                 the same expected_items, fpr and planned doublings, either side possibly grown)",
+                describe(&self.core),
+                describe(&other.core),
             ));
         }
         let mut shape = if other.core.shape().quotients > self.core.shape().quotients {

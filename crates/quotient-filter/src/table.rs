@@ -24,6 +24,13 @@
 //! quotient for the runs that spill over, and an insert that would run off
 //! the end is refused as `Full`.
 //!
+//! Lookups, inserts and removes find a run from its home block and, when
+//! the run ends past it, the next one ([`Table::run_near`]): at 95 % load
+//! runs are displaced by about ten slots, so one home quotient in six or
+//! so has its run end in the next block, and the walk that handles any
+//! distance costs a loop and a mispredicted branch or two, where the next
+//! block's run ends are one more word and one more select.
+//!
 //! Why one array of interleaved blocks (occupieds, runends, remainders) and
 //! not three arrays: a lookup reads all three for the same slots, so
 //! interleaving puts them on the same one or two cache lines.
@@ -39,6 +46,19 @@ fn bit_range(lo: usize, hi: usize) -> u64 {
 /// Stored offsets at or above this are recomputed from the blocks before.
 const SATURATED: u8 = u8::MAX;
 
+/// Select by `pdep` when `BMI2`, else portably.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn select_with<const BMI2: bool>(bits: u64, k: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if BMI2 {
+        // SAFETY: callers pass `BMI2` only from code that runs where the
+        // CPU reported BMI2.
+        return unsafe { crate::bits::select64_bmi2(bits, k) };
+    }
+    select64(bits, k)
+}
+
 /// The slot arrays and their metadata. Knows nothing of hashes or counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Table {
@@ -48,7 +68,9 @@ pub(crate) struct Table {
     stride: usize,
     /// Number of blocks; slots are `64 * blocks`.
     blocks: usize,
-    /// `blocks` blocks of `stride` words: occupieds, runends, remainders.
+    /// `blocks` blocks of `stride` words: occupieds, runends, remainders;
+    /// then one word that stays 0, so that a remainder is always read from
+    /// two whole words with no test for where it ends.
     words: Vec<u64>,
     /// One offset per block, saturated at [`SATURATED`].
     offsets: Vec<u8>,
@@ -79,7 +101,7 @@ impl Table {
             r,
             stride,
             blocks,
-            words: filter_core::memory::zeroed_vec(len, parameter)?,
+            words: filter_core::memory::zeroed_vec(len + 1, parameter)?,
             offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
             used: 0,
             bmi2: crate::bits::has_bmi2(),
@@ -111,7 +133,7 @@ impl Table {
 
     /// The interleaved words, for serialization.
     pub(crate) fn words(&self) -> &[u64] {
-        &self.words
+        &self.words[..self.words.len() - 1]
     }
 
     /// The stored (saturated) offsets, for serialization.
@@ -165,18 +187,12 @@ impl Table {
         *w = (*w & !(1 << (p & 63))) | (u64::from(on) << (p & 63));
     }
 
-    /// The remainder in slot `p`.
+    /// The remainder in slot `p`, read from two words without a test for
+    /// where it ends (the second may be the next block's first word, or
+    /// the pad word past the last block).
     #[inline(always)]
     pub(crate) fn get(&self, p: usize) -> u64 {
-        let r = self.r as usize;
-        let bit = (p & 63) * r;
-        let w = (p >> 6) * self.stride + 2 + bit / 64;
-        let shift = bit % 64;
-        let mut v = self.words[w] >> shift;
-        if shift + r > 64 {
-            v |= self.words[w + 1] << (64 - shift);
-        }
-        v & (u64::MAX >> (64 - r))
+        self.get_in_block((p >> 6) * self.stride, p & 63)
     }
 
     /// Writes remainder `v` (below 2^r) to slot `p`.
@@ -192,6 +208,63 @@ impl Table {
             let high = 64 - shift;
             self.words[w + 1] = (self.words[w + 1] & !(mask >> high)) | (v >> high);
         }
+    }
+
+    /// The remainder in slot `i` of the block whose words start at `base`,
+    /// read from two words without a branch (the second may be the next
+    /// block's first, or the pad word past the last block).
+    #[inline(always)]
+    fn get_in_block(&self, base: usize, i: usize) -> u64 {
+        let r = self.r as usize;
+        let bit = i * r;
+        let w = base + 2 + bit / 64;
+        let pair = u128::from(self.words[w]) | u128::from(self.words[w + 1]) << 64;
+        (pair >> (bit % 64)) as u64 & (u64::MAX >> (64 - r))
+    }
+
+    /// The slots `start..=end` of the run of occupied quotient `q`, found
+    /// from `q`'s block and, when the run ends past it, the next block:
+    /// rank in the one, select in the other. `None` (for
+    /// [`run`](Self::run) to answer) when the block's offset is saturated
+    /// or reaches past it, or the run ends further on.
+    ///
+    /// `BMI2` says that the caller runs with BMI2, so select is `pdep`
+    /// without a test per call.
+    #[inline(always)]
+    pub(crate) fn run_near<const BMI2: bool>(&self, q: usize) -> Option<(usize, usize)> {
+        let (b, i) = (q >> 6, q & 63);
+        let base = b * self.stride;
+        let off = usize::from(self.offsets[b]);
+        if off >= 64 {
+            return None;
+        }
+        let ends = self.words[base + 1];
+        // Rank: the run of q is the d-th to end at or after the offset.
+        let d = (self.words[base] & mask_through(i)).count_ones();
+        let from_off = ends & mask_from(off);
+        let here = from_off.count_ones();
+        if d <= here {
+            let t = select_with::<BMI2>(from_off, d - 1) as usize;
+            // The run starts after the run end before it, or at q.
+            let below = ends & !mask_from(t);
+            let start = q.max(b * 64 + 64 - below.leading_zeros() as usize);
+            return Some((start, b * 64 + t));
+        }
+        if b + 1 >= self.blocks {
+            return None;
+        }
+        let next = self.runends(b + 1);
+        let t = select_with::<BMI2>(next, d - 1 - here) as usize;
+        if t >= 64 {
+            return None;
+        }
+        let below = next & !mask_from(t);
+        let start = if below != 0 {
+            (b + 1) * 64 + 64 - below.leading_zeros() as usize
+        } else {
+            q.max(b * 64 + 64 - ends.leading_zeros() as usize)
+        };
+        Some((start, (b + 1) * 64 + t))
     }
 
     /// The offset of block `b`, exact.
@@ -226,14 +299,13 @@ impl Table {
     }
 
     #[inline(always)]
-    #[allow(unsafe_code)]
     fn select(&self, bits: u64, k: u32) -> u32 {
-        #[cfg(target_arch = "x86_64")]
+        // `bmi2` is set only where the CPU reported BMI2.
         if self.bmi2 {
-            // SAFETY: `bmi2` is set only where the CPU reported BMI2.
-            return unsafe { crate::bits::select64_bmi2(bits, k) };
+            select_with::<true>(bits, k)
+        } else {
+            select_with::<false>(bits, k)
         }
-        select64(bits, k)
     }
 
     /// The first slot at or after `pos` whose set bit of `runends` is the
@@ -310,6 +382,13 @@ impl Table {
     pub(crate) fn run(&self, q: usize) -> (usize, usize) {
         let end = self.run_end(q);
         (self.run_start(q, end), end)
+    }
+
+    /// [`run`](Self::run), out of line, for the runs that
+    /// [`run_near`](Self::run_near) leaves.
+    #[inline(never)]
+    pub(crate) fn run_far(&self, q: usize) -> (usize, usize) {
+        self.run(q)
     }
 
     /// The last slot of the run of occupied quotient `q`.
@@ -638,7 +717,8 @@ impl Table {
 
     /// Replaces the arrays with loaded ones (checked by the caller against
     /// a rebuild).
-    pub(crate) fn from_parts(r: u32, blocks: usize, words: Vec<u64>, offsets: Vec<u8>) -> Self {
+    pub(crate) fn from_parts(r: u32, blocks: usize, mut words: Vec<u64>, offsets: Vec<u8>) -> Self {
+        words.push(0);
         Table {
             r,
             stride: 2 + r as usize,
