@@ -6,7 +6,7 @@
 //! # How it works
 //!
 //! Each key is a linear equation over GF(2): 128 consecutive unknowns (its
-//! *band*, at a position taken from its hash) with pseudo-random
+//! *band*, starting at a block of 32 slots taken from its hash) with pseudo-random
 //! coefficients, and a right-hand side, its `r`-bit fingerprint. The table
 //! stores one solution of the system, `r` bits per slot, for a little more
 //! slots than keys. A lookup evaluates the key's equation (an and, and a
@@ -31,33 +31,45 @@
 //!   it passes the 8 % overhead this filter promises near a million keys,
 //!   with 128-bit bands it stays near 5 % at 10^7 keys (RocksDB's
 //!   measurements agree, and `shape.rs` has the fit used here).
-//! - **Interleaved, column-major solution in 64-slot blocks, with
-//!   fractional columns.** Each block of 64 slots stores one 64-bit word
-//!   per fingerprint bit, so a band covers parts of three blocks: its
-//!   shifted coefficients are three 64-bit words (no 128-bit arithmetic),
-//!   and a lookup reads one contiguous run of about `3 × columns` words.
-//!   Blocks of 128 slots (two 128-bit words per column per lookup) cost
-//!   more instructions and more bytes per lookup. Blocks can hold
-//!   different numbers of columns: the first blocks store `r` bits per
-//!   slot and the rest `r + 1`, in the proportion that meets the target
-//!   rate. So 1 % costs about 6.7 bits per slot, not the 7 of a
-//!   whole-bit fingerprint, and any rate in [2^-32, 1/2] is served.
-//! - **Lookups evaluate every column, eight at a time, without
-//!   branching.** On x86-64 CPUs with AVX2 (detected once, when the
-//!   filter is built or loaded), one register holds four columns' words
-//!   of a block, and eight columns' parities take about 30 instructions
+//! - **Interleaved, column-major solution in 32-slot blocks; bands start
+//!   at block boundaries.** Each block of 32 slots stores one 32-bit word
+//!   per fingerprint bit, and a band starts at a block's first slot, so it
+//!   covers exactly four blocks: its coefficients are four 32-bit words used
+//!   as they are (no shifting), and a lookup reads one contiguous run of
+//!   `4 × columns` words, 16 bytes a column, the least a 128-slot band can
+//!   need. Bands starting at any slot (64-slot blocks, three per band) read
+//!   half as much again and take more instructions to shift coefficients
+//!   into place; starts at block boundaries cost about one percent more
+//!   slots for the same chance that construction succeeds, which the
+//!   sizing in `shape.rs` includes, and longer eliminations (keys of one
+//!   block start at one slot), which `band.rs` offsets by eliminating two
+//!   keys at once.
+//! - **Fractional columns.** Blocks can hold different numbers of
+//!   columns: the first blocks store `r` bits per slot and the rest
+//!   `r + 1`, in the proportion that meets the target rate. So 1 % costs
+//!   about 6.7 bits per slot, not the 7 of a whole-bit fingerprint, and any
+//!   rate in [2^-32, 1/2] is served.
+//! - **Lookups evaluate every column, eight or sixteen at a time, without
+//!   branching.** On x86-64 CPUs with AVX2 (detected once, when the filter
+//!   is built or loaded), one register holds eight columns' words of a
+//!   block, and eight columns' parities take about 25 instructions
 //!   (`simd.rs`); a lookup's cost is mostly instructions while the table
 //!   is in cache, and the fewer it has, the more lookups overlap while it
-//!   is not. Stopping at the first column that differs makes misses
-//!   cheaper, but a mix of members and non-members slower: each stop is a
-//!   branch the CPU cannot predict. Other CPUs take a portable loop that
-//!   does stop early; both give the same answers.
+//!   is not. The kernel is a small function taking its arguments in
+//!   registers; everything before it is inlined into the caller, so a loop
+//!   of lookups keeps its constants in registers. Stopping at the first
+//!   column that differs makes misses cheaper, but a mix of members and
+//!   non-members slower: each stop is a branch the CPU cannot predict.
+//!   Other CPUs take a portable loop that does stop early; both give the
+//!   same answers.
 //! - **The first seed costs nothing at lookup.** Attempt 0 takes a key's
 //!   mixed hash as it is (it is uniform already); only a filter built with
 //!   a later seed mixes it again with that seed.
 //! - **Sorted construction.** Keys are bucketed by band start before
 //!   banding (one counting-sort pass), so the elimination walks its tables
-//!   in order instead of missing the cache for every key.
+//!   in order instead of missing the cache for every key. Back
+//!   substitution with AVX2 solves all columns of a slot at once, one byte
+//!   a slot for up to eight columns, two for up to sixteen.
 //! - **Duplicates cost nothing.** A key given twice eliminates to an empty
 //!   equation with an empty right-hand side and is dropped; construction
 //!   carries 64 fingerprint bits (not just the stored ones) so that two
@@ -88,10 +100,10 @@ use solution::Solution;
 
 /// A static standard ribbon filter: built once from all keys, at any
 /// false-positive rate from 1/2 down to 2^-32, in about
-/// `1.05 × log2(1/fpr)` bits per key.
+/// `1.07 × log2(1/fpr)` bits per key.
 ///
 /// At 1 % it takes about 7 bits per key (a Bloom filter needs 9.6, a
-/// [`BinaryFuse8`](crate::BinaryFuse8) 9 for 0.39 %); at 0.1 % about 10.5.
+/// [`BinaryFuse8`](crate::BinaryFuse8) 9 for 0.39 %); at 0.1 % about 10.6.
 ///
 /// # Invariants
 ///
@@ -258,7 +270,7 @@ impl<S: KeyHasher> Ribbon<S> {
     /// The lookup of a mixed hash: what both `contains` paths meet at.
     #[inline(always)]
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
-        self.solution.keys != 0 && self.solution.contains_mixed(mixed)
+        self.solution.contains_mixed(mixed)
     }
 
     /// The number of distinct key hashes the filter was built from.

@@ -1,12 +1,13 @@
-//! A key's equation: where its band starts, its 128 coefficients, and the
+//! A key's equation: the block its band starts at, its 128 coefficients, and the
 //! fingerprint its solution bits must produce.
 //!
 //! Everything derives from one 64-bit value `h`, the key's mixed hash
 //! (`KeyHasher::mixed_hash`, uniform) as it is under the first seed, 0,
 //! and `mix64(mixed + seed)` under any other (see [`equation_hash`]):
 //!
-//! - the band's start is `reduce(h, starts)`, from the high bits of `h`, so
-//!   that sorting hashes by their top bits sorts keys by start;
+//! - the band's first block is `reduce(h, starts)`, from the high bits of
+//!   `h`, so that sorting hashes by their top bits sorts keys by start; the
+//!   band starts at that block's first slot;
 //! - the coefficients are two odd multiples of `h` (two bijections of it,
 //!   whose relation is a multiplication, not anything linear over GF(2)),
 //!   low word and high word, with bit 0 set: the band's first slot is always
@@ -43,9 +44,9 @@ pub(crate) fn equation_hash(mixed: u64, seed: u64) -> u64 {
     }
 }
 
-/// The first slot of the key's band, below `starts`.
+/// The first block of the key's band, below `starts`.
 #[inline(always)]
-pub(crate) fn start(h: u64, starts: usize) -> usize {
+pub(crate) fn start_block(h: u64, starts: usize) -> usize {
     reduce(h, starts)
 }
 
@@ -83,7 +84,7 @@ mod tests {
         let h = 0x0123_4567_89AB_CDEF;
         assert_eq!(equation_hash(h, 0), h);
         assert_eq!(equation_hash(h, 7), mix64(h + 7));
-        assert_eq!(start(h, 1000), 4);
+        assert_eq!(start_block(h, 1000), 4);
         assert_eq!(
             coefficients(h),
             ((u128::from(h.wrapping_mul(COEFF_HIGH)) << 64)

@@ -1,9 +1,9 @@
 //! The shape of a ribbon filter: how many slots, and how many solution
-//! columns each block of 128 slots stores.
+//! columns each block of 32 slots stores.
 //!
-//! Slots come in blocks of [`BLOCK`] = 64, one 64-bit word per column per
-//! block; a key's band of [`BAND`] = 128 slots covers parts of three
-//! blocks. A rate between two powers of two is met by giving the first
+//! Slots come in blocks of [`BLOCK`] = 32, one 32-bit word per column per
+//! block; a key's band of [`BAND`] = 128 slots starts at a block's first
+//! slot and covers exactly four blocks. A rate between two powers of two is met by giving the first
 //! `upper_start` blocks `columns` columns (rate 2^-columns for a key whose
 //! band starts there) and the rest `columns + 1` (rate 2^-(columns+1)): the
 //! mix of the two is the fractional number of bits per key the target needs.
@@ -19,8 +19,11 @@ use filter_core::Error;
 /// The band width: each key's equation covers 128 consecutive slots.
 pub(crate) const BAND: usize = 128;
 
-/// Slots per block: one 64-bit solution word per column.
-pub(crate) const BLOCK: usize = 64;
+/// Slots per block: one 32-bit solution word per column.
+pub(crate) const BLOCK: usize = 32;
+
+/// Blocks a band covers.
+pub(crate) const BAND_BLOCKS: usize = BAND / BLOCK;
 
 /// The widest stored fingerprint, in bits (false-positive rate 2^-32).
 pub(crate) const MAX_COLUMNS: u32 = 32;
@@ -39,10 +42,12 @@ pub const MAX_RIBBON_KEYS: usize = 1 << 40;
 /// The overhead (slots over keys, minus one) is `OVERHEAD_BASE +
 /// OVERHEAD_PER_DOUBLING · log2(keys)`, at least 0, plus
 /// [`EXTRA_SLOTS`]: a fit to the key counts at which one attempt succeeded
-/// for about 19 of 20 random key sets (`band.rs`'s `success_rates`):
-/// 1.03 slots per key at 10^4 keys, 1.04 at 10^5, 1.05 at 10^6. It rises by
-/// about 0.4 % per doubling, as RocksDB measured for band width 128.
-const OVERHEAD_BASE: f64 = -0.030;
+/// for about 9 of 10 random key sets (`band.rs`'s `success_rates`):
+/// 1.033 slots per key at 10^4 keys, 1.046 at 10^5, 1.06 at 10^6. It rises by
+/// about 0.4 % per doubling, as RocksDB measured for band width 128 (whose
+/// bands start at any slot; starts at block boundaries cost about one
+/// percent more slots).
+const OVERHEAD_BASE: f64 = -0.020;
 
 /// Growth of the overhead per doubling of the key count.
 const OVERHEAD_PER_DOUBLING: f64 = 0.0040;
@@ -67,7 +72,7 @@ fn rate_of(columns: u32) -> f64 {
 /// [`Shape::new`], so code holding a `Shape` can rely on its invariants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
-    /// Blocks of [`BLOCK`] slots; at least 2 (one band).
+    /// Blocks of [`BLOCK`] slots; at least 4 (one band).
     pub(crate) blocks: usize,
     /// Columns of the blocks below `upper_start` (1 to 32).
     pub(crate) columns: u32,
@@ -83,9 +88,9 @@ impl Shape {
     ///
     /// [`Error::Corrupt`] naming the field that breaks one.
     pub(crate) fn new(blocks: usize, columns: u32, upper_start: usize) -> Result<Self, Error> {
-        if !(BAND / BLOCK..=MAX_RIBBON_KEYS / BLOCK * 2).contains(&blocks) {
+        if !(BAND_BLOCKS..=MAX_RIBBON_KEYS / BLOCK * 2).contains(&blocks) {
             return Err(Error::corrupt(format_args!(
-                "blocks is {blocks}, must be in 2..={}",
+                "blocks is {blocks}, must be in {BAND_BLOCKS}..={}",
                 MAX_RIBBON_KEYS / BLOCK * 2
             )));
         }
@@ -128,7 +133,7 @@ impl Shape {
                 format_args!("at most {MAX_RIBBON_KEYS}"),
             ));
         }
-        let blocks = slots_for(keys).div_ceil(BLOCK).max(BAND / BLOCK);
+        let blocks = slots_for(keys).div_ceil(BLOCK).max(BAND_BLOCKS);
         // The largest whole number of columns whose rate is still at least
         // the target: 2^-columns >= fpr > 2^-(columns + 1), or 32.
         let mut columns = 1;
@@ -144,8 +149,8 @@ impl Shape {
             // fraction `f` of starts in lower blocks the rate is
             // 2^-(columns+1) (1 + f), at most `fpr` for f <= fpr 2^(columns+1) - 1.
             let fraction = fpr / lower_rate * 2.0 - 1.0;
-            let starts = (blocks * BLOCK - (BAND - 1)) as f64;
-            ((fraction * starts / BLOCK as f64).floor() as usize).min(blocks)
+            let starts = (blocks - (BAND_BLOCKS - 1)) as f64;
+            ((fraction * starts).floor() as usize).min(blocks)
         };
         Shape::new(blocks, columns, upper_start)
     }
@@ -156,11 +161,11 @@ impl Shape {
         self.blocks * BLOCK
     }
 
-    /// The number of band starts: a band of 128 slots starting at any of
-    /// them lies inside the table.
+    /// The number of blocks a band can start at: a band of four blocks
+    /// starting at any of them lies inside the table.
     #[inline]
     pub(crate) fn starts(&self) -> usize {
-        self.slots() - (BAND - 1)
+        self.blocks - (BAND_BLOCKS - 1)
     }
 
     /// Columns of block `block`.
@@ -177,7 +182,7 @@ impl Shape {
         block * self.columns as usize + upper * (block - upper * self.upper_start)
     }
 
-    /// The number of 64-bit solution words.
+    /// The number of 32-bit solution words.
     pub(crate) fn words(&self) -> usize {
         self.first_word(self.blocks)
     }
@@ -191,7 +196,7 @@ impl Shape {
     /// lower and upper blocks' rates, weighted by their share of starts.
     pub(crate) fn fpr(&self) -> f64 {
         let starts = self.starts() as f64;
-        let lower = ((self.upper_start * BLOCK) as f64).min(starts);
+        let lower = (self.upper_start as f64).min(starts);
         let rate = rate_of(self.columns);
         (lower * rate + (starts - lower) * rate / 2.0) / starts
     }
@@ -234,6 +239,7 @@ mod tests {
         }
         assert!(Shape::new(0, 6, 0).is_err());
         assert!(Shape::new(1, 6, 1).is_err());
+        assert!(Shape::new(3, 6, 3).is_err());
         assert!(Shape::new(4, 0, 4).is_err());
         assert!(Shape::new(4, 33, 4).is_err());
         assert!(Shape::new(4, 32, 3).is_err());

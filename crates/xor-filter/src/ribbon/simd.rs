@@ -1,143 +1,383 @@
-//! The lookup's column parities with AVX2, eight columns per step (four in
-//! a half step), chosen at run time (`Solution::new` detects the CPU
-//! feature once).
+//! The lookup's column parities with AVX2, eight columns per step, chosen
+//! at run time (`Solution::new` detects the CPU feature once).
 //!
-//! A column's bit is the parity of the band's three coefficient words
-//! and-ed with the column's words of the three blocks the band covers. One
-//! 256-bit register holds four adjacent columns' words of a block, so
-//! three loads (each fused with its and) and two xors give four columns'
-//! and-ed bits. Two such registers (eight columns) are folded to 32 bits
-//! per column, packed into eight 32-bit lanes, and five shift-and-xor
-//! steps leave each lane's parity in its top bit, which one `movmskps`
-//! gathers: about 30 instructions for eight columns, the whole of a lookup
-//! at 1 % in one step, with no branch on the data. Four columns fold in
-//! their own 64-bit lanes and `movmskpd` gathers them: a half step, for
-//! the last few columns of a lookup (the tenth of a lookup at 0.1 %). A lookup's cost is
-//! mostly instructions while the table is in cache, and the fewer it has,
-//! the more lookups the CPU keeps in flight while it is not.
+//! A column's bit is the parity of the band's four coefficient words
+//! and-ed with the column's words of the four blocks the band covers. One
+//! 256-bit register holds eight adjacent columns' words of a block, so four
+//! loads (each fused with its and) and three xors give eight columns'
+//! and-ed bits in eight 32-bit lanes; five shift-and-xor steps leave each
+//! lane's parity in its top bit, which one `movmskps` gathers: about 25
+//! instructions for eight columns, the whole of a lookup at 1 % in one
+//! step, with no branch on the data. A lookup's cost is mostly
+//! instructions while the table is in cache, and the fewer it has, the
+//! more lookups the CPU keeps in flight while it is not.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
-    __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_pd, _mm256_castsi256_ps,
-    _mm256_loadu_si256, _mm256_movemask_pd, _mm256_movemask_ps, _mm256_permutevar8x32_epi32,
-    _mm256_set_epi32, _mm256_set1_epi64x, _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_slli_epi64,
-    _mm256_srli_epi64, _mm256_xor_si256,
+    __m256i, _mm_cvtsi32_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_srli_si128, _mm_xor_si128,
+    _mm256_and_si256, _mm256_blend_epi16, _mm256_broadcastsi128_si256, _mm256_castsi256_ps,
+    _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
+    _mm256_movemask_epi8, _mm256_movemask_ps, _mm256_packs_epi16, _mm256_permute4x64_epi64,
+    _mm256_set_epi64x, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16,
+    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_xor_si256,
 };
 
 /// Columns per step.
 pub(crate) const STEP: usize = 8;
 
 /// Whether the bits of the first `columns` columns (1 to 32) equal the low
-/// bits of `fingerprint`. `first` is the start block's first column word;
-/// the next two blocks' first words are `first + second` and
-/// `first + third`; `coefficients` are the band's three words, one per
-/// block.
+/// bits of `fingerprint`. The band's four blocks of `columns` words each
+/// start at `first`, `first + columns`, `first + 2 · columns` and
+/// `first + 3 · columns`; `low` and `high` are the band's 128 coefficients,
+/// 32 bits per block from the low end.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, and the `third + columns.next_multiple_of(STEP)`
-/// words from `first` must be readable (`second <= third`): columns past
-/// `columns` are read, and masked off (`Solution` pads its words for this).
+/// The CPU must support AVX2, and the `3 · columns + 32` words from
+/// `first` must be readable: up to 24 columns past `columns` may be read,
+/// and masked off (`Solution` pads its words for this).
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(crate) unsafe fn matches(
-    first: *const u64,
-    second: usize,
-    third: usize,
+    first: *const u32,
     columns: usize,
-    coefficients: [u64; 3],
+    low: u64,
+    high: u64,
     fingerprint: u64,
 ) -> bool {
     // `unused_unsafe`: from Rust 1.87 the value-only intrinsics are safe in
     // an AVX2 function; the crate's minimum Rust (1.85) needs the block.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function (the caller checked the
-    // CPU). A step reads words `base .. base + STEP` from `first`,
-    // `first + second` and `first + third`, with
-    // `base + STEP <= columns.next_multiple_of(STEP)`: readable by the
-    // caller's contract. The unaligned loads have no alignment requirement.
+    // CPU). A step reads words `base .. base + STEP` from `first + k ·
+    // columns` for k < 4, with `base + STEP` at most `max(columns, 24)`
+    // (`last + STEP` is `columns`; the other steps end at 8, 16 or 24), so
+    // at most 32: readable by the caller's contract. The unaligned loads
+    // have no alignment requirement.
     unsafe {
-        let blocks = [first, first.add(second), first.add(third)];
-        // The same 64 bits in each lane.
-        let c = coefficients.map(|c| _mm256_set1_epi64x(i64::from_ne_bytes(c.to_ne_bytes())));
-        let four = |at: usize| -> __m256i {
-            let x = |k: usize| _mm256_and_si256(_mm256_loadu_si256(blocks[k].add(at).cast()), c[k]);
-            _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), x(2))
+        // The same 32 bits in each lane: block k's coefficients.
+        let c = [low, low >> 32, high, high >> 32]
+            .map(|c| _mm256_set1_epi32(i32::from_ne_bytes((c as u32).to_ne_bytes())));
+        let eight = |at: usize| -> __m256i {
+            let x = |k: usize| {
+                _mm256_and_si256(_mm256_loadu_si256(first.add(k * columns + at).cast()), c[k])
+            };
+            _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), _mm256_xor_si256(x(2), x(3)))
         };
-        let step = |base: usize| u64::from(parities8(four(base), four(base + 4)));
-        let half = |base: usize| u64::from(parities4(four(base)));
-        // One step serves the rates down to 2^-8 (1 % among them), a half
-        // step those down to 2^-4; lower rates take more steps, and a half
-        // step for a last four columns or fewer (0.1 % takes one and a half).
-        let (mut bits, mut base) = if columns <= 4 {
-            (half(0), 4)
+        // One step serves the rates down to 2^-8 (1 % among them), a
+        // double step those down to 2^-16 (0.1 % among them), two double
+        // steps the rest.
+        // The last step takes the last eight columns, `columns − 8` on,
+        // which may repeat columns of the step before (the same bits
+        // again): its reads end where the band's words do, so they touch
+        // no cache line past the band's.
+        let last = columns.saturating_sub(STEP);
+        let bits = if columns <= STEP {
+            u64::from(parities8(eight(0)))
+        } else if columns <= 2 * STEP {
+            let (a, b) = parities16(eight(0), eight(last));
+            u64::from(a) | u64::from(b) << last
         } else {
-            (step(0), STEP)
+            let (a, b) = parities16(eight(0), eight(STEP));
+            let (c, d) = parities16(eight(2 * STEP), eight(last));
+            u64::from(a) | u64::from(b) << STEP | u64::from(c) << (2 * STEP) | u64::from(d) << last
         };
-        while base + 4 < columns {
-            bits |= step(base) << base;
-            base += STEP;
-        }
-        if base < columns {
-            bits |= half(base) << base;
-        }
-        (bits ^ fingerprint) & ((1u64 << columns) - 1) == 0
+        // Only the low `columns` bits count: shifted out, the rest.
+        (bits ^ fingerprint) << (u64::BITS as usize - columns) == 0
     }
 }
 
-/// The parities of four columns' 64-bit values, one per lane, as bits 0
-/// to 3 in column order.
+/// The parities of eight columns' 32-bit values, one per lane, as bits 0
+/// to 7 in column order.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn parities4(x: __m256i) -> u8 {
+unsafe fn parities8(v: __m256i) -> u8 {
     // See `matches` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; no memory is touched.
     unsafe {
-        // Each lane's fold into its high 32 bits, then down to the lane's
-        // top bit, which `movmskpd` gathers.
-        let v = _mm256_xor_si256(x, _mm256_slli_epi64::<32>(x));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<16>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<8>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<4>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<2>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi32::<1>(v));
-        _mm256_movemask_pd(_mm256_castsi256_pd(v)) as u8
-    }
-}
-
-/// The parities of eight columns' 64-bit values, four per register, as
-/// bits 0 to 7 in column order.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn parities8(a: __m256i, b: __m256i) -> u8 {
-    // See `matches` for `unused_unsafe`.
-    #[allow(unused_unsafe)]
-    // SAFETY: AVX2 is enabled on this function; no memory is touched.
-    unsafe {
-        // Fold each 64-bit lane into its low 32 bits and gather those:
-        // [c0, c1, c4, c5 | c2, c3, c6, c7].
-        let a = _mm256_xor_si256(a, _mm256_srli_epi64::<32>(a));
-        let b = _mm256_xor_si256(b, _mm256_srli_epi64::<32>(b));
-        let v = _mm256_shuffle_ps::<0b10_00_10_00>(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
-        // Back to column order.
-        let v = _mm256_permutevar8x32_epi32(
-            _mm256_castps_si256(v),
-            _mm256_set_epi32(7, 6, 3, 2, 5, 4, 1, 0),
-        );
+        // Each lane folds down to its top bit, which `movmskps` gathers.
         let v = _mm256_xor_si256(v, _mm256_slli_epi32::<16>(v));
         let v = _mm256_xor_si256(v, _mm256_slli_epi32::<8>(v));
         let v = _mm256_xor_si256(v, _mm256_slli_epi32::<4>(v));
         let v = _mm256_xor_si256(v, _mm256_slli_epi32::<2>(v));
         let v = _mm256_xor_si256(v, _mm256_slli_epi32::<1>(v));
         _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u8
+    }
+}
+
+/// The parities of two registers of eight columns' 32-bit values, one
+/// byte each (bit `i` for lane `i`). Both fold to 16 bits and share one
+/// register, `a` in the high halves of its lanes and `b` in the low ones,
+/// so the last four steps serve both.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn parities16(a: __m256i, b: __m256i) -> (u8, u8) {
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; no memory is touched.
+    unsafe {
+        let a = _mm256_xor_si256(a, _mm256_slli_epi32::<16>(a));
+        let b = _mm256_xor_si256(b, _mm256_srli_epi32::<16>(b));
+        let v = _mm256_blend_epi16::<0b1010_1010>(b, a);
+        // Each 16-bit half folds down to its top bit.
+        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<8>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<4>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<2>(v));
+        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<1>(v));
+        let high = _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u8;
+        let low = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<16>(v))) as u8;
+        (high, low)
+    }
+}
+
+/// Bytes past the last slot that [`solve_bytes`] reads (as zeros).
+pub(crate) const SOLVE_PAD: usize = 144;
+
+/// Back substitution with AVX2 for at most eight columns: every slot's
+/// solution bits, one byte a slot (bit `j` for column `j`), from the last
+/// slot down. `rows` are the banded equations (coefficients' low and high
+/// words and fingerprint, all 0 for a free slot); `solved` has
+/// [`SOLVE_PAD`] zero bytes more than `rows` has slots and is written in
+/// place.
+///
+/// A slot's byte is its fingerprint's low byte xor the bytes of the slots
+/// its other coefficients name: the coefficients, spread to one byte mask
+/// a slot, select the bytes from the slot up, and a fold xors them
+/// together; about 50 instructions a slot for all columns at once, where
+/// the column-by-column parities take a dozen a column. The eight slots
+/// just solved are taken from a register, not from memory: a wide load of
+/// bytes stored a moment ago waits until the stores reach the cache.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn solve_bytes(rows: &[[u64; 3]], solved: &mut [u8]) {
+    /// Slots above the current one that come from the register.
+    const NEAR: u32 = 8;
+    assert!(solved.len() >= rows.len() + SOLVE_PAD);
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU). The loads read bytes `slot + 9 .. slot + 137` of `solved`,
+    // inside it by the assertion above (`slot < rows.len()`).
+    unsafe {
+        let bit_of_byte =
+            _mm256_set1_epi64x(i64::from_ne_bytes(0x8040_2010_0804_0201u64.to_ne_bytes()));
+        // Byte `i` of mask `q` takes coefficient byte `4 q + i / 8`.
+        let spread: [__m256i; 4] = std::array::from_fn(|q| {
+            let b = |k: usize| (4 * q + k) as i8;
+            _mm256_setr_epi8(
+                b(0),
+                b(0),
+                b(0),
+                b(0),
+                b(0),
+                b(0),
+                b(0),
+                b(0),
+                b(1),
+                b(1),
+                b(1),
+                b(1),
+                b(1),
+                b(1),
+                b(1),
+                b(1),
+                b(2),
+                b(2),
+                b(2),
+                b(2),
+                b(2),
+                b(2),
+                b(2),
+                b(2),
+                b(3),
+                b(3),
+                b(3),
+                b(3),
+                b(3),
+                b(3),
+                b(3),
+                b(3),
+            )
+        });
+        let base = solved.as_mut_ptr();
+        // Byte `k − 1` is slot `slot + k`'s, for k = 1 to 8.
+        let mut recent = 0u64;
+        for (slot, &[low, high, fingerprint]) in rows.iter().enumerate().rev() {
+            let byte = if low | high == 0 {
+                // A free slot takes 0.
+                0
+            } else {
+                // Coefficients of slots `slot + 9` on, from bit 0.
+                let coefficients = (u128::from(low) | u128::from(high) << 64) >> (NEAR + 1);
+                let both = _mm256_broadcastsi128_si256(_mm_set_epi64x(
+                    i64::from_ne_bytes(((coefficients >> 64) as u64).to_ne_bytes()),
+                    i64::from_ne_bytes((coefficients as u64).to_ne_bytes()),
+                ));
+                let at = base.add(slot + NEAR as usize + 1);
+                let mut acc = _mm256_setzero_si256();
+                for (q, spread) in spread.iter().enumerate() {
+                    let bits = _mm256_and_si256(_mm256_shuffle_epi8(both, *spread), bit_of_byte);
+                    let mask = _mm256_cmpeq_epi8(bits, bit_of_byte);
+                    let bytes = _mm256_loadu_si256(at.add(32 * q).cast());
+                    acc = _mm256_xor_si256(acc, _mm256_and_si256(mask, bytes));
+                }
+                let x = _mm_xor_si128(
+                    _mm256_castsi256_si128(acc),
+                    _mm256_extracti128_si256::<1>(acc),
+                );
+                let x = _mm_cvtsi128_si64(_mm_xor_si128(x, _mm_srli_si128::<8>(x)));
+                // The near slots: coefficient bits 1 to 8 to byte masks
+                // (bit k of the byte-spread copy, then each non-zero byte
+                // to 0xFF).
+                let near = (low >> 1) & 0xFF;
+                let near = near.wrapping_mul(0x0101_0101_0101_0101) & 0x8040_2010_0804_0201;
+                let near = ((near | near.wrapping_add(0x7F7F_7F7F_7F7F_7F7F)) >> 7)
+                    & 0x0101_0101_0101_0101;
+                let x = u64::from_ne_bytes(x.to_ne_bytes()) ^ (recent & near.wrapping_mul(0xFF));
+                let x = x ^ (x >> 32);
+                let x = x ^ (x >> 16);
+                let x = x ^ (x >> 8);
+                (x ^ fingerprint) as u8
+            };
+            *base.add(slot) = byte;
+            recent = recent << 8 | u64::from(byte);
+        }
+    }
+}
+
+/// As [`solve_bytes`] for at most sixteen columns: 16 bits a slot. The
+/// coefficients select 16-bit lanes, and the four slots just solved come
+/// from a register.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn solve_halves(rows: &[[u64; 3]], solved: &mut [u16]) {
+    /// Slots above the current one that come from the register.
+    const NEAR: u32 = 4;
+    assert!(solved.len() >= rows.len() + SOLVE_PAD);
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU). The loads read slots `slot + 5 .. slot + 133` of `solved`,
+    // inside it by the assertion above (`slot < rows.len()`).
+    unsafe {
+        // Lane `i` of a register: bit `i mod 8` in both its bytes.
+        let (lanes_0_3, lanes_4_7) = (0x0808_0404_0202_0101u64, 0x8080_4040_2020_1010u64);
+        let (lanes_0_3, lanes_4_7) = (
+            i64::from_ne_bytes(lanes_0_3.to_ne_bytes()),
+            i64::from_ne_bytes(lanes_4_7.to_ne_bytes()),
+        );
+        let bit_of_lane = _mm256_set_epi64x(lanes_4_7, lanes_0_3, lanes_4_7, lanes_0_3);
+        // Lane `i` of register `q` takes coefficient byte `2 q + i / 8`
+        // (the low 128-bit half holds lanes 0 to 7).
+        let spread: [__m256i; 8] = std::array::from_fn(|q| {
+            let b = |k: usize| i64::from_ne_bytes([(2 * q + k) as u8; 8]);
+            _mm256_set_epi64x(b(1), b(1), b(0), b(0))
+        });
+        let base = solved.as_mut_ptr();
+        // Lane `k − 1` is slot `slot + k`'s, for k = 1 to 4.
+        let mut recent = 0u64;
+        for (slot, &[low, high, fingerprint]) in rows.iter().enumerate().rev() {
+            let value = if low | high == 0 {
+                // A free slot takes 0.
+                0
+            } else {
+                // Coefficients of slots `slot + 5` on, from bit 0.
+                let coefficients = (u128::from(low) | u128::from(high) << 64) >> (NEAR + 1);
+                let both = _mm256_broadcastsi128_si256(_mm_set_epi64x(
+                    i64::from_ne_bytes(((coefficients >> 64) as u64).to_ne_bytes()),
+                    i64::from_ne_bytes((coefficients as u64).to_ne_bytes()),
+                ));
+                let at = base.add(slot + NEAR as usize + 1);
+                let mut acc = _mm256_setzero_si256();
+                for (q, spread) in spread.iter().enumerate() {
+                    let bits = _mm256_and_si256(_mm256_shuffle_epi8(both, *spread), bit_of_lane);
+                    let mask = _mm256_cmpeq_epi8(bits, bit_of_lane);
+                    let lanes = _mm256_loadu_si256(at.add(16 * q).cast());
+                    acc = _mm256_xor_si256(acc, _mm256_and_si256(mask, lanes));
+                }
+                let x = _mm_xor_si128(
+                    _mm256_castsi256_si128(acc),
+                    _mm256_extracti128_si256::<1>(acc),
+                );
+                let x = _mm_cvtsi128_si64(_mm_xor_si128(x, _mm_srli_si128::<8>(x)));
+                // The near slots: coefficient bits 1 to 4 to lane masks.
+                let near = (low >> 1) & 0xF;
+                let near = near.wrapping_mul(0x0001_0001_0001_0001) & 0x0008_0004_0002_0001;
+                let near = ((near | near.wrapping_add(0x7FFF_7FFF_7FFF_7FFF)) >> 15)
+                    & 0x0001_0001_0001_0001;
+                let x = u64::from_ne_bytes(x.to_ne_bytes()) ^ (recent & near.wrapping_mul(0xFFFF));
+                let x = x ^ (x >> 32);
+                let x = x ^ (x >> 16);
+                (x ^ fingerprint) as u16
+            };
+            *base.add(slot) = value;
+            recent = recent << 16 | u64::from(value);
+        }
+    }
+}
+
+/// As [`column_words`] for the 16-bit slots [`solve_halves`] leaves.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, and 32 slots from `slots` must be readable.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn column_words_halves(slots: *const u16, columns: usize, words: &mut [u32]) {
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; 32 slots from `slots` are
+    // readable (the caller's contract).
+    unsafe {
+        let a = _mm256_loadu_si256(slots.cast());
+        let b = _mm256_loadu_si256(slots.add(16).cast());
+        for (column, word) in (0..16).zip(words.iter_mut().take(columns)) {
+            // Bit `column` of each lane to its sign bit; a saturating pack
+            // to bytes keeps the sign, then the halves back in slot order.
+            let count = _mm_cvtsi32_si128(15 - column);
+            let packed = _mm256_packs_epi16(_mm256_sll_epi16(a, count), _mm256_sll_epi16(b, count));
+            let ordered = _mm256_permute4x64_epi64::<0b11_01_10_00>(packed);
+            *word = _mm256_movemask_epi8(ordered) as u32;
+        }
+    }
+}
+
+/// Column `column`'s word of each of the 32 slots whose bytes start at
+/// `bytes` (as [`solve_bytes`] leaves them): bit `i` is bit `column` of
+/// byte `i`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, and 32 bytes from `bytes` must be readable.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn column_words(bytes: *const u8, columns: usize, words: &mut [u32]) {
+    // See `matches` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; 32 bytes from `bytes` are
+    // readable (the caller's contract).
+    unsafe {
+        let v = _mm256_loadu_si256(bytes.cast());
+        for (column, word) in (0..8).zip(words.iter_mut().take(columns)) {
+            // Bit `column` of each byte to the byte's top bit: a 16-bit
+            // shift moves no bit of a lane's low byte into its high byte's
+            // top bit for shifts below 8.
+            let shifted = _mm256_sll_epi16(v, _mm_cvtsi32_si128(7 - column));
+            *word = _mm256_movemask_epi8(shifted) as u32;
+        }
     }
 }
