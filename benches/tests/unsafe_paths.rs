@@ -28,7 +28,7 @@
 //! `quotient-filter`'s operations compiled for BMI2 and its `pdep` select,
 //! through inserts, counts, removes, merges and growth;
 //! `xor-filter`'s unchecked slot reads (owned filters, views and
-//! partitioned builds) and `Ribbon`'s SSE2 rows; the scalable filters'
+//! partitioned builds) and `Ribbon`'s AVX2 lookup kernel and back substitution; the scalable filters'
 //! stages, which are the same kernels; `filter-core`'s call into its batch
 //! loop compiled for AVX2 (the batches of small tables, answered a chunk at
 //! a time where the filter opts in). Not under Miri: batches over tables
