@@ -656,6 +656,7 @@ impl<S: KeyHasher> Eq for ScalableCuckooFilter<S> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CuckooFilter;
 
     /// How many stages report the item of mixed hash `mixed`.
     fn stages_reporting<S>(filter: &ScalableCuckooFilter<S>, mixed: u64) -> usize {
@@ -731,6 +732,47 @@ mod tests {
             assert!(filter.is_empty());
             assert!(filter.stages.iter().all(|s| s.table.occupied_slots() == 0));
         }
+    }
+
+    /// The measurement behind the suffix rule (`nested.rs`): each stage's
+    /// load when it first returned `Full` (the next stage opened), grown
+    /// from 1,000 items at 1 %, with the fingerprint's digits and with the
+    /// complement rule, beside a `CuckooFilter` of each stage's bucket
+    /// count filled to its first `Full`. Run with
+    /// `cargo test --release -p cuckoo --lib stage_loads_at_first_full -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement of a minute or so; its figures are in the commit"]
+    fn stage_loads_at_first_full() {
+        use crate::nested::COMPLEMENT_FOR_MEASUREMENT;
+        use std::sync::atomic::Ordering;
+        for complement in [false, true] {
+            COMPLEMENT_FOR_MEASUREMENT.store(complement, Ordering::Relaxed);
+            let mut filter = ScalableCuckooFilter::with_fpr(1_000, 0.01).unwrap();
+            let mut key = 0u64;
+            while filter.stages() < MAX_STAGES {
+                filter.insert_hash(key).unwrap();
+                key += 1;
+            }
+            let loads: Vec<String> = filter.stages[..MAX_STAGES - 1]
+                .iter()
+                .map(|s| format!("{:.4}", s.len as f64 / (s.table.buckets() * SLOTS) as f64))
+                .collect();
+            println!("complement {complement}: {}", loads.join(" "));
+        }
+        COMPLEMENT_FOR_MEASUREMENT.store(false, Ordering::Relaxed);
+        let root = ScalableCuckooFilter::with_fpr(1_000, 0.01).unwrap().root_buckets;
+        let plain: Vec<String> = (0..MAX_STAGES - 1)
+            .map(|index| {
+                let mut f = CuckooFilter::with_buckets(root << (2 * index), 13).unwrap();
+                let mut key = 0u64;
+                while !f.is_full() {
+                    f.insert_hash(key).unwrap();
+                    key += 1;
+                }
+                format!("{:.4}", f.len() as f64 / f.slots() as f64)
+            })
+            .collect();
+        println!("plain tables: {}", plain.join(" "));
     }
 
     #[test]
