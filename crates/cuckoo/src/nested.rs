@@ -55,8 +55,8 @@
 //! chosen by its fingerprint. Measured (`stage_loads_at_first_full` in
 //! `scalable.rs`, grown from 1,000 items at 1 %): with the digits every
 //! stage first meets `Full` at the load a plain table of its bucket count
-//! does, about 97.5 %; with the complement the stages from the fourth on
-//! met it at 88 % to 92 %.
+//! does, about 97.5 %; with the complement every stage after the first
+//! met it at 87 % to 92 %.
 //!
 //! A large stage keeps `c(v)·4^L + T_L(v)` for every fingerprint value,
 //! by the same rule and for the same reason as a plain table keeps its
