@@ -68,7 +68,9 @@ impl<S> Lookahead for CuckooFilter<S> {
             if self.cuckoo.table.find_lane(residents, 0).is_none() {
                 for slot in 0..SLOTS as u32 {
                     let resident = self.cuckoo.table.lane(residents, slot);
-                    self.cuckoo.table.prefetch_bucket(self.cuckoo.table.alt(bucket, resident));
+                    self.cuckoo
+                        .table
+                        .prefetch_bucket(self.cuckoo.table.alt(bucket, resident));
                 }
             }
         }

@@ -357,7 +357,8 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// [`Error::TooManyCopies`].
     #[inline]
     pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, Error> {
-        self.cuckoo.insert_unique_mixed(self.hasher.mixed_hash(item))
+        self.cuckoo
+            .insert_unique_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Whether `item` may be present: `false` means it was never inserted (or
@@ -769,9 +770,11 @@ impl<P: Pairing> Cuckoo<P> {
         // A slot is free now: search for a chain of moves that puts the
         // victim back. If none is found the victim stays where it is.
         if victim.fingerprint != 0
-            && self
-                .table
-                .place_by_search(victim.bucket, victim.fingerprint, REINSERT_SEARCH_BUCKETS)
+            && self.table.place_by_search(
+                victim.bucket,
+                victim.fingerprint,
+                REINSERT_SEARCH_BUCKETS,
+            )
         {
             self.victim = Victim::EMPTY;
         }

@@ -778,7 +778,9 @@ mod tests {
             println!("complement {complement}: {}", loads.join(" "));
         }
         COMPLEMENT_FOR_MEASUREMENT.store(false, Ordering::Relaxed);
-        let root = ScalableCuckooFilter::with_fpr(1_000, 0.01).unwrap().root_buckets;
+        let root = ScalableCuckooFilter::with_fpr(1_000, 0.01)
+            .unwrap()
+            .root_buckets;
         let plain: Vec<String> = (0..MAX_STAGES - 1)
             .map(|index| {
                 let mut f = CuckooFilter::with_buckets(root << (2 * index), 13).unwrap();

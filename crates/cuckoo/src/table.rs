@@ -1007,7 +1007,11 @@ mod tests {
         ];
         for (buckets, bits) in shapes {
             let t = table(buckets, bits);
-            assert_eq!(t.pairing.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
+            assert_eq!(
+                t.pairing.alt_offsets.len(),
+                1 << bits,
+                "m {buckets} f {bits}"
+            );
             for fp in 0..1u64 << bits {
                 let even = buckets & !1;
                 let format = ((u128::from(splitmix(fp)) * even as u128) >> 64) as usize | 1;

@@ -126,12 +126,18 @@ fn oracle_at_scale(seed: u64, narrow: bool) -> Result<(), String> {
     let check = |filter: &ScalableCuckooFilter,
                  counts: &std::collections::HashMap<u64, usize>,
                  step: usize| {
-        if let Some((k, _)) = counts.iter().find(|(k, c)| **c > 0 && !filter.contains_hash(**k)) {
+        if let Some((k, _)) = counts
+            .iter()
+            .find(|(k, c)| **c > 0 && !filter.contains_hash(**k))
+        {
             return Err(format!("step {step}: false negative for {k}"));
         }
         let total: usize = counts.values().sum();
         if filter.len() != total {
-            return Err(format!("step {step}: len {} but {total} held", filter.len()));
+            return Err(format!(
+                "step {step}: len {} but {total} held",
+                filter.len()
+            ));
         }
         Ok(())
     };
@@ -165,7 +171,7 @@ fn oracle_at_scale(seed: u64, narrow: bool) -> Result<(), String> {
             *counts.get_mut(&key).unwrap() -= 1;
         } else {
             let key = next();
-            if counts.get(&key).is_none() && !filter.contains_hash(key) {
+            if !counts.contains_key(&key) && !filter.contains_hash(key) {
                 let len = filter.len();
                 if filter.remove_hash(key) || filter.len() != len {
                     return Err(format!("step {step}: absent remove changed the filter"));
