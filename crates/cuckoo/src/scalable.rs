@@ -517,14 +517,21 @@ impl<S> ScalableCuckooFilter<S> {
         (first, newest.table.alt(first, fp), fp)
     }
 
-    /// Newest stage first, each older one at its pair derived by shifts.
+    /// The newest stage first; then every older one, each at its pair
+    /// derived by shifts, all asked before any answer is used.
     fn contains_mixed(&self, mixed: u64) -> bool {
         let (first, second, fp) = self.locate(mixed);
-        self.stages
-            .iter()
-            .rev()
-            .zip((0..).step_by(2))
-            .any(|(stage, shift)| stage.contains_in(first >> shift, second >> shift, fp))
+        let Some((newest, older)) = self.stages.split_last() else {
+            return false;
+        };
+        if newest.contains_in(first, second, fp) {
+            return true;
+        }
+        let mut found = false;
+        for (stage, shift) in older.iter().rev().zip((2..).step_by(2)) {
+            found |= stage.contains_in(first >> shift, second >> shift, fp);
+        }
+        found
     }
 
     /// Removes a copy from the newest stage that reports the item (see the
