@@ -79,8 +79,6 @@ pub(crate) static COMPLEMENT_FOR_MEASUREMENT: std::sync::atomic::AtomicBool =
 /// first stage has `root_buckets` buckets (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Nested {
-    /// `m = B·4^L`.
-    buckets: usize,
     /// The suffix mask, `4^L − 1`.
     suffix_mask: usize,
     /// `2L`, the suffix's bits.
@@ -110,7 +108,6 @@ impl Nested {
         // The roots' offsets alone, never kept: only `code` reads them.
         let root = Flat::new(root_buckets, fingerprint_bits, 0);
         let mut nested = Nested {
-            buckets,
             suffix_mask: (1 << suffix_bits) - 1,
             suffix_bits,
             root,
@@ -146,14 +143,14 @@ impl Pairing for Nested {
     /// suffixes masked off (`c·4^L − a·4^L` is `(c − a)·4^L`, brought into
     /// range by one conditional add of `m = B·4^L`), and the suffixes XOR.
     #[inline]
-    fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
+    fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize {
         let code = match self.codes.get(fingerprint as usize) {
             Some(&k) => k as usize,
             None => self.code(fingerprint),
         };
         let (root, code_root) = (bucket & !self.suffix_mask, code & !self.suffix_mask);
         let diff = code_root.wrapping_sub(root);
-        let root = diff.wrapping_add(self.buckets & usize::from(code_root < root).wrapping_neg());
+        let root = diff.wrapping_add(buckets & usize::from(code_root < root).wrapping_neg());
         root | ((bucket ^ code) & self.suffix_mask)
     }
 
@@ -167,9 +164,11 @@ mod tests {
     use super::*;
     use crate::table::{Table, bytes_for};
 
-    fn nested(root_buckets: usize, level: usize, bits: u32) -> Nested {
+    fn nested(root_buckets: usize, level: usize, bits: u32) -> Table<Nested> {
         let buckets = root_buckets << (2 * level);
-        Nested::new(root_buckets, level, bits, bytes_for(buckets, bits).unwrap())
+        let bytes = bytes_for(buckets, bits).unwrap();
+        let rule = Nested::new(root_buckets, level, bits, bytes);
+        Table::with_pairing(vec![0; bytes], buckets, bits, rule)
     }
 
     /// The module docs' formula, written out from `mix64` and `reduce`.
@@ -194,12 +193,15 @@ mod tests {
                     let fp = next() % ((1 << bits) - 1) + 1;
                     let want = formula(root, level, j, fp);
                     assert_eq!(rule.alt(j, fp), want, "B {root} L {level} j {j} fp {fp}");
-                    assert_eq!(rule.code(fp) >> (2 * level), rule.root.alt_offset(fp));
+                    assert_eq!(
+                        rule.pairing.code(fp) >> (2 * level),
+                        rule.pairing.root.alt_offset(fp)
+                    );
                 }
             }
         }
         // Large stages keep their codes, and they are the computed ones.
-        let rule = nested(4_000, 6, 10);
+        let rule = nested(4_000, 6, 10).pairing;
         assert_eq!(rule.codes.len(), 1 << 10);
         for fp in 0..1u64 << 10 {
             assert_eq!(rule.codes[fp as usize] as usize, rule.code(fp));

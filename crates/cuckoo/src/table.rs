@@ -102,11 +102,16 @@ fn lowest_flag_order(flags: u64) -> u64 {
 /// kind of table compiles to its own rule and a lookup decides nothing at
 /// run time.
 pub(crate) trait Pairing: Clone + std::fmt::Debug + PartialEq + Eq {
-    /// The other bucket of a fingerprint in bucket `bucket < m`, itself
-    /// `< m` (lookups rely on this to read without bounds checks), where
-    /// `m` is the table's bucket count; an involution:
-    /// `alt(alt(i, v), v) = i`.
-    fn alt(&self, bucket: usize, fingerprint: u64) -> usize;
+    /// The other bucket of a fingerprint in bucket `bucket < buckets`,
+    /// itself `< buckets` (lookups rely on this to read without bounds
+    /// checks), where `buckets` is the table's bucket count, the one the
+    /// rule was made for; an involution: `alt(m, alt(m, i, v), v) = i`.
+    ///
+    /// The count comes from the table, not from a copy in the rule: the
+    /// table's is in a register already where this is called, and a second
+    /// one to load made the compiler turn the conditional add below into a
+    /// branch on a coin toss.
+    fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize;
 
     /// The bytes of the alternate offsets it keeps (0 if none).
     fn kept_bytes(&self) -> usize;
@@ -117,8 +122,7 @@ pub(crate) trait Pairing: Clone + std::fmt::Debug + PartialEq + Eq {
 /// [`alt`](Flat::alt)), for any bucket count `m`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Flat {
-    buckets: usize,
-    /// The largest even number ≤ `buckets`.
+    /// The largest even number ≤ the bucket count.
     even_buckets: usize,
     /// 1 when `buckets ≥ 2`, else 0: forces the alternate offset odd.
     odd_bit: usize,
@@ -133,7 +137,6 @@ impl Flat {
     /// fingerprints, in a table of `table_bytes` bytes.
     pub(crate) fn new(buckets: usize, fingerprint_bits: u32, table_bytes: usize) -> Flat {
         let mut flat = Flat {
-            buckets,
             even_buckets: buckets & !1,
             odd_bit: usize::from(buckets >= 2),
             alt_offsets: Box::default(),
@@ -181,14 +184,14 @@ impl Pairing for Flat {
     /// holds. A fingerprint outside the table (none is, but nothing here
     /// relies on it) computes `c`, so both ways give the same bucket.
     #[inline]
-    fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
+    fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize {
         let c = match self.alt_offsets.get(fingerprint as usize) {
             Some(&c) => c as usize,
             None => self.alt_offset(fingerprint),
         };
         let diff = c.wrapping_sub(bucket);
         // `c < bucket` makes `diff` wrap; adding `m` brings it back into range.
-        diff.wrapping_add(self.buckets & (usize::from(c < bucket)).wrapping_neg())
+        diff.wrapping_add(buckets & (usize::from(c < bucket)).wrapping_neg())
     }
 
     fn kept_bytes(&self) -> usize {
@@ -226,7 +229,7 @@ pub(crate) struct Table<P = Flat> {
     /// The highest bit of every lane set.
     lanes_high: u64,
     /// The alternate-bucket rule, with its kept offsets.
-    pairing: P,
+    pub(crate) pairing: P,
 }
 
 /// Whether a table of `buckets` buckets of `fingerprint_bits`-bit
@@ -439,7 +442,7 @@ impl<P: Pairing> Table<P> {
     /// rule ([`Pairing::alt`]).
     #[inline]
     pub(crate) fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
-        self.pairing.alt(bucket, fingerprint)
+        self.pairing.alt(self.buckets, bucket, fingerprint)
     }
 
     /// Whether any lane of `bucket_value` equals `fingerprint` (the test
