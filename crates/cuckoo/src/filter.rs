@@ -705,7 +705,11 @@ impl<P: Pairing> Cuckoo<P> {
     }
 
     /// Removes one copy of the item of mixed hash `mixed`.
-    #[inline]
+    ///
+    /// Always inlined: one copy serves every hasher's filter, and as a
+    /// function of several callers the compiler left it out of line in
+    /// loops where a copy per hasher had been inlined.
+    #[inline(always)]
     pub(crate) fn remove_mixed(&mut self, mixed: u64) -> bool {
         // As in `contains_mixed`: the common remove carries nothing for the
         // victim slot.

@@ -142,7 +142,9 @@ impl Pairing for Nested {
     /// the code `k = c·4^L + T_L`: the roots subtract in place, with the
     /// suffixes masked off (`c·4^L − a·4^L` is `(c − a)·4^L`, brought into
     /// range by one conditional add of `m = B·4^L`), and the suffixes XOR.
-    #[inline]
+    /// Always inlined: it is on the path of every lookup, insert and move,
+    /// and left out of line it was a call on each.
+    #[inline(always)]
     fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize {
         let code = match self.codes.get(fingerprint as usize) {
             Some(&k) => k as usize,

@@ -519,6 +519,7 @@ impl<S> ScalableCuckooFilter<S> {
 
     /// The newest stage first; then every older one, each at its pair
     /// derived by shifts, all asked before any answer is used.
+    #[inline]
     fn contains_mixed(&self, mixed: u64) -> bool {
         let (first, second, fp) = self.locate(mixed);
         let Some((newest, older)) = self.stages.split_last() else {
