@@ -61,14 +61,17 @@
 //!   in the newest stage's pair ([`Error::TooManyCopies`] as a
 //!   [`CuckooFilter`]'s); a remove never needs room, only a fingerprint
 //!   that is already stored, so the limit does not touch it.
-//! - **Lookups go newest first and stop at the first hit, and hash once.**
-//!   The newest stage holds most of the items (three quarters of the
-//!   capacity), so a present key is usually found in the first stage
-//!   asked; an absent key asks every stage, at most [`MAX_STAGES`]. Its
-//!   buckets in the newest stage give its buckets in every older one by a
-//!   shift of two bits per stage (nesting again), so an older stage costs
-//!   two bucket reads and nothing else; the older stages are small and
-//!   mostly in cache.
+//! - **Lookups ask the newest stage first, then all the older ones at
+//!   once, and hash once.** The newest stage holds most of the items
+//!   (three quarters of the capacity), so a present key is usually found
+//!   there and the lookup ends. Otherwise every older stage is asked, at
+//!   most [`MAX_STAGES`] − 1, and their answers are OR-ed rather than
+//!   tested one by one: no branch waits on a stage's load, so the loads
+//!   overlap, and a mix of absent keys and keys held in older stages does
+//!   not mispredict stage by stage. A key's buckets in the newest stage
+//!   give its buckets in every older one by a shift of two bits per stage
+//!   (nesting again), so an older stage costs two bucket reads and no
+//!   hashing; the older stages are small and mostly in cache.
 //! - **A memory limit that is an error, not an abort.** A new stage that
 //!   would take the filter past [`set_memory_limit`]'s bytes, or that cannot
 //!   be allocated, makes the insert return `Full` with the filter
