@@ -52,7 +52,8 @@
 //!   the lookup tests the (almost always empty) victim slot first, loads
 //!   both buckets before comparing anything, and branches on nothing it
 //!   loaded. The unchecked 8-byte accesses this needs are the crate's only
-//!   `unsafe`, in `table.rs` and in [`CuckooFilter::contains_hash`]'s call.
+//!   `unsafe`, in `table.rs` and in the two lookups' calls to it here (a
+//!   filter's, and a scalable filter's stage's at a pair found already).
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   SplitMix64 generator with a fixed seed whose state is part of the
 //!   bytes: the same operations give the same table, on every run and

@@ -105,7 +105,8 @@ impl Nested {
         debug_assert!(level < crate::MAX_STAGES);
         let suffix_bits = 2 * level as u32;
         let buckets = root_buckets << suffix_bits;
-        // The roots' offsets alone, never kept: only `code` reads them.
+        // The roots' offsets, read only by `code`: made for no table bytes,
+        // so not kept at the widths stages use (7 bits and more).
         let root = Flat::new(root_buckets, fingerprint_bits, 0);
         let mut nested = Nested {
             suffix_mask: (1 << suffix_bits) - 1,
