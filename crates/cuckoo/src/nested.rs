@@ -68,6 +68,9 @@ use crate::table::{Flat, Pairing, keeps_offsets};
 /// after the first, for [`MAX_STAGES`](crate::MAX_STAGES) stages.
 pub(crate) const SUFFIX_BITS: u32 = 2 * (crate::MAX_STAGES as u32 - 1);
 
+// Two suffix bits per stage: each bucket is split in four in the next.
+const _: () = assert!(crate::GROWTH == 4);
+
 /// Test-only: the complement rule (`T_L` all ones, whatever the
 /// fingerprint) instead of the fingerprint's digits, for the measurement
 /// that compares them (`scalable::tests::stage_loads_at_first_full`).
