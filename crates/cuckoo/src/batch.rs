@@ -28,21 +28,21 @@ impl<S> Lookahead for CuckooFilter<S> {
     /// every 64 start bytes, and then needs both lines.
     #[inline(always)]
     fn prefetch_hash(&self, mixed: u64) {
-        let (first, fp) = self.locate(mixed);
-        let second = self.table.alt(first, fp);
-        self.table.prefetch_bucket(first);
-        self.table.prefetch_bucket(second);
+        let (first, fp) = self.cuckoo.locate(mixed);
+        let second = self.cuckoo.table.alt(first, fp);
+        self.cuckoo.table.prefetch_bucket(first);
+        self.cuckoo.table.prefetch_bucket(second);
     }
 
     /// The victim slot included: a full table answers batched as it does
     /// one by one.
     #[inline(always)]
     fn lookup_hash(&self, mixed: u64) -> bool {
-        self.contains_mixed(mixed)
+        self.cuckoo.contains_mixed(mixed)
     }
 
     fn worth_prefetching(&self) -> bool {
-        self.table.memory_bytes() >= PREFETCH_MIN_BYTES
+        self.cuckoo.table.memory_bytes() >= PREFETCH_MIN_BYTES
     }
 
     /// Only with prefetching: in cache the chunk loop did not pay for this
@@ -59,16 +59,18 @@ impl<S> Lookahead for CuckooFilter<S> {
     /// test would mostly find room and only cost its reads.
     #[inline(always)]
     fn prefetch_insert_follow_ups(&self, mixed: u64) {
-        if self.len * 5 <= self.table.buckets() * SLOTS * 4 {
+        if self.cuckoo.len * 5 <= self.cuckoo.table.buckets() * SLOTS * 4 {
             return;
         }
-        let (first, fp) = self.locate(mixed);
-        for bucket in [first, self.table.alt(first, fp)] {
-            let residents = self.table.read(bucket);
-            if self.table.find_lane(residents, 0).is_none() {
+        let (first, fp) = self.cuckoo.locate(mixed);
+        for bucket in [first, self.cuckoo.table.alt(first, fp)] {
+            let residents = self.cuckoo.table.read(bucket);
+            if self.cuckoo.table.find_lane(residents, 0).is_none() {
                 for slot in 0..SLOTS as u32 {
-                    let resident = self.table.lane(residents, slot);
-                    self.table.prefetch_bucket(self.table.alt(bucket, resident));
+                    let resident = self.cuckoo.table.lane(residents, slot);
+                    self.cuckoo
+                        .table
+                        .prefetch_bucket(self.cuckoo.table.alt(bucket, resident));
                 }
             }
         }
@@ -114,7 +116,7 @@ impl<S: KeyHasher> BatchContains for CuckooFilter<S> {
 impl<S: KeyHasher> BatchInsert for CuckooFilter<S> {
     #[inline(always)]
     fn batch_insert(&mut self, mixed: u64) -> Result<(), Error> {
-        self.insert_mixed(mixed)
+        self.cuckoo.insert_mixed(mixed)
     }
 }
 
@@ -133,6 +135,6 @@ impl<S: KeyHasher> BatchInsert for CuckooFilter<S> {
 impl<S: KeyHasher> BatchRemove for CuckooFilter<S> {
     #[inline(always)]
     fn batch_remove(&mut self, mixed: u64) -> bool {
-        self.remove_mixed(mixed)
+        self.cuckoo.remove_mixed(mixed)
     }
 }

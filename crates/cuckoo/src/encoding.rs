@@ -7,8 +7,8 @@ use filter_core::{Error, HasherProbe, KeyHasher};
 use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::filter::{CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
-use crate::table::{SLOTS, Table};
+use crate::filter::{Cuckoo, CuckooFilter, Victim, check_fingerprint_bits, checked_bytes};
+use crate::table::{Flat, Pairing, SLOTS, Table};
 
 impl<S: KeyHasher> CuckooFilter<S> {
     /// The filter as bytes: parameters, item count, victim slot, eviction
@@ -25,9 +25,9 @@ impl<S: KeyHasher> CuckooFilter<S> {
         let mut w = ByteWriter::new(
             FilterKind::Cuckoo,
             &HasherProbe::of(&self.hasher),
-            BODY_FIXED_BYTES + self.table.bytes().len(),
+            BODY_FIXED_BYTES + self.cuckoo.table.bytes().len(),
         );
-        self.write_body(&mut w);
+        self.cuckoo.write_body(&mut w);
         w.finish()
     }
 
@@ -45,9 +45,10 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// beside a free slot of its own buckets.
     pub fn from_bytes_with_hasher(bytes: &[u8], hasher: S) -> Result<Self, Error> {
         let mut r = ByteReader::open(bytes, FilterKind::Cuckoo, &HasherProbe::of(&hasher))?;
-        let filter = Self::read_body(&mut r, hasher)?;
+        let flat = |buckets, bits, table_bytes| Ok(Flat::new(buckets, bits, table_bytes));
+        let cuckoo = Cuckoo::read_body(&mut r, flat)?;
         r.finish()?;
-        Ok(filter)
+        Ok(CuckooFilter { cuckoo, hasher })
     }
 }
 
@@ -55,7 +56,7 @@ impl<S: KeyHasher> CuckooFilter<S> {
 /// bucket and fingerprint, eviction state, the table's length.
 pub(crate) const BODY_FIXED_BYTES: usize = 1 + 8 + 8 + 8 + 2 + 8 + 8;
 
-impl<S> CuckooFilter<S> {
+impl<P: Pairing> Cuckoo<P> {
     /// Appends the body (everything after the header) to `w`: also one
     /// stage of a scalable filter's bytes.
     pub(crate) fn write_body(&self, w: &mut ByteWriter) {
@@ -69,13 +70,17 @@ impl<S> CuckooFilter<S> {
     }
 
     /// Reads a body written by [`write_body`](Self::write_body), checking
-    /// every field; `hasher` is the caller's, already checked against the
-    /// probe.
+    /// every field. `pairing` makes the table's rule from its bucket count,
+    /// width and byte count, or refuses a shape its caller does not allow,
+    /// before anything is allocated.
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] naming the field.
-    pub(crate) fn read_body(r: &mut ByteReader<'_>, hasher: S) -> Result<Self, Error> {
+    /// [`Error::Corrupt`] naming the field, and `pairing`'s errors.
+    pub(crate) fn read_body(
+        r: &mut ByteReader<'_>,
+        pairing: impl FnOnce(usize, u32, usize) -> Result<P, Error>,
+    ) -> Result<Self, Error> {
         let bits = u32::from(r.u8("fingerprint_bits")?);
         check_fingerprint_bits(bits).map_err(|_| {
             Error::corrupt(format_args!("fingerprint_bits is {bits}, not in 4..=16"))
@@ -107,6 +112,7 @@ impl<S> CuckooFilter<S> {
             )));
         }
         let rng_state = r.u64("eviction_state")?;
+        let pairing = pairing(buckets, bits, table_len)?;
         // The reader checks the claimed count against the bytes present
         // before it allocates; the count must then match the bucket count.
         let table = r.u8_array("table")?;
@@ -116,7 +122,7 @@ impl<S> CuckooFilter<S> {
                 table.len()
             )));
         }
-        let table = Table::from_bytes(table, buckets, bits);
+        let table = Table::with_pairing(table, buckets, bits, pairing);
         if !table.padding_is_clear() {
             return Err(Error::corrupt("table has bits set past its last bucket"));
         }
@@ -140,7 +146,7 @@ impl<S> CuckooFilter<S> {
             )));
         }
         debug_assert!(stored <= buckets * SLOTS + 1);
-        Ok(CuckooFilter {
+        Ok(Cuckoo {
             table,
             len: stored,
             victim: Victim {
@@ -148,7 +154,6 @@ impl<S> CuckooFilter<S> {
                 fingerprint: victim_fingerprint,
             },
             rng: SplitMix64::from_seed(rng_state.to_le_bytes()),
-            hasher,
         })
     }
 }

@@ -52,7 +52,8 @@
 //!   the lookup tests the (almost always empty) victim slot first, loads
 //!   both buckets before comparing anything, and branches on nothing it
 //!   loaded. The unchecked 8-byte accesses this needs are the crate's only
-//!   `unsafe`, in `table.rs` and in [`CuckooFilter::contains_hash`]'s call.
+//!   `unsafe`, in `table.rs` and in the two lookups' calls to it here (a
+//!   filter's, and a scalable filter's stage's at a pair found already).
 //! - **Seeded evictions.** Which resident to evict is drawn from a
 //!   SplitMix64 generator with a fixed seed whose state is part of the
 //!   bytes: the same operations give the same table, on every run and
@@ -70,7 +71,9 @@ use rand_xoshiro::SplitMix64;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use crate::search::{INSERT_SEARCH_BUCKETS, REINSERT_SEARCH_BUCKETS};
-use crate::table::{MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, SLOTS, Table, bytes_for};
+use crate::table::{
+    Flat, MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS, Pairing, SLOTS, Table, bytes_for,
+};
 
 /// How many residents one insert may evict before it gives up and parks the
 /// fingerprint in hand in the victim slot (the paper's bound).
@@ -182,11 +185,23 @@ impl Victim {
 /// returns `false` and changes nothing.
 #[derive(Clone)]
 pub struct CuckooFilter<S = PortableHasher> {
-    pub(crate) table: Table,
+    pub(crate) cuckoo: Cuckoo,
+    pub(crate) hasher: S,
+}
+
+/// Everything of a cuckoo filter but its hasher: the table, the item
+/// count, the victim slot and the eviction generator, and the insert,
+/// lookup and removal that work on them. Generic over the table's
+/// alternate-bucket rule: a [`CuckooFilter`] holds one of [`Flat`]
+/// tables, a [`ScalableCuckooFilter`](crate::ScalableCuckooFilter) one of
+/// [`Nested`](crate::nested::Nested) tables per stage. The invariants are
+/// [`CuckooFilter`]'s.
+#[derive(Clone)]
+pub(crate) struct Cuckoo<P = Flat> {
+    pub(crate) table: Table<P>,
     pub(crate) len: usize,
     pub(crate) victim: Victim,
     pub(crate) rng: SplitMix64,
-    pub(crate) hasher: S,
 }
 
 impl CuckooFilter {
@@ -324,7 +339,7 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// [`MAX_COPIES`] copies. A failed insert changes nothing.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), Error> {
-        self.insert_mixed(self.hasher.mixed_hash(item))
+        self.cuckoo.insert_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Adds `item` unless it is (probably) present already: `Ok(true)` if it
@@ -343,31 +358,32 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// [`Error::TooManyCopies`].
     #[inline]
     pub fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, Error> {
-        self.insert_unique_mixed(self.hasher.mixed_hash(item))
+        self.cuckoo
+            .insert_unique_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Whether `item` may be present: `false` means it was never inserted (or
     /// was removed).
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_mixed(self.hasher.mixed_hash(item))
+        self.cuckoo.contains_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Removes one copy of `item`: `true` if one was removed, `false` if
     /// nothing changed. See the type docs on removing items never inserted.
     #[inline]
     pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.remove_mixed(self.hasher.mixed_hash(item))
+        self.cuckoo.remove_mixed(self.hasher.mixed_hash(item))
     }
 
     /// Items held: successful inserts minus successful removes.
     pub fn len(&self) -> usize {
-        self.len
+        self.cuckoo.len
     }
 
     /// Whether the filter holds no item.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.cuckoo.len == 0
     }
 
     /// [`insert`](Self::insert) for a key already hashed to 64 bits, by the
@@ -381,7 +397,7 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// As [`insert`](Self::insert).
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> Result<(), Error> {
-        self.insert_mixed(mix64(hash))
+        self.cuckoo.insert_mixed(mix64(hash))
     }
 
     /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
@@ -391,21 +407,21 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// As [`insert_unique`](Self::insert_unique).
     #[inline]
     pub fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, Error> {
-        self.insert_unique_mixed(mix64(hash))
+        self.cuckoo.insert_unique_mixed(mix64(hash))
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key (see
     /// [`insert_hash`](Self::insert_hash)).
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.contains_mixed(mix64(hash))
+        self.cuckoo.contains_mixed(mix64(hash))
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key (see
     /// [`insert_hash`](Self::insert_hash)).
     #[inline]
     pub fn remove_hash(&mut self, hash: u64) -> bool {
-        self.remove_mixed(mix64(hash))
+        self.cuckoo.remove_mixed(mix64(hash))
     }
 
     /// The size of the table in bytes: `4 · f · buckets` bits rounded up to
@@ -414,25 +430,25 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// every table of 4- to 6-bit fingerprints, and in wider ones where they
     /// are at most 1/128 of the buckets' space).
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
+        self.cuckoo.table.memory_bytes()
     }
 
     /// Slots in the table: 4 per bucket. Not how many items fit: inserts
     /// meet [`Error::Full`] a little before every slot is used, and the
     /// sizing constructors promise `expected_items`, not this.
     pub fn slots(&self) -> usize {
-        self.table.buckets() * SLOTS
+        self.cuckoo.table.buckets() * SLOTS
     }
 
     /// The fingerprint width in bits (4 to 16).
     pub fn fingerprint_bits(&self) -> u32 {
-        self.table.fingerprint_bits()
+        self.cuckoo.table.fingerprint_bits()
     }
 
     /// Whether the victim slot is occupied, so that every insert fails with
     /// [`Error::Full`] until a remove frees room.
     pub fn is_full(&self) -> bool {
-        self.victim.fingerprint != 0
+        self.cuckoo.victim.fingerprint != 0
     }
 
     /// The false-positive rate of the filter as it is now, from its load:
@@ -457,8 +473,8 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// # Ok::<(), cuckoo::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        let values = f64::from(self.table.fingerprint_bits()).exp2() - 1.0;
-        let compared = 2.0 * SLOTS as f64 * self.len as f64 / self.slots() as f64;
+        let values = f64::from(self.cuckoo.table.fingerprint_bits()).exp2() - 1.0;
+        let compared = 2.0 * SLOTS as f64 * self.cuckoo.len as f64 / self.slots() as f64;
         1.0 - (1.0 - 1.0 / values).powf(compared)
     }
 
@@ -475,10 +491,10 @@ impl<S: KeyHasher> CuckooFilter<S> {
     /// # Ok::<(), cuckoo::Error>(())
     /// ```
     pub fn clear(&mut self) {
-        self.table.clear();
-        self.len = 0;
-        self.victim = Victim::EMPTY;
-        self.rng = SplitMix64::seed_from_u64(EVICTION_SEED);
+        self.cuckoo.table.clear();
+        self.cuckoo.len = 0;
+        self.cuckoo.victim = Victim::EMPTY;
+        self.cuckoo.rng = SplitMix64::seed_from_u64(EVICTION_SEED);
     }
 
     /// The hasher keys are hashed with.
@@ -487,18 +503,36 @@ impl<S: KeyHasher> CuckooFilter<S> {
     }
 }
 
-/// The operations on mixed hashes that every public method comes down to.
 impl<S> CuckooFilter<S> {
     /// An empty filter of `buckets` buckets of `bits`-bit fingerprints (a
-    /// checked width). An allocation failure names the caller's
-    /// `parameter` and its `value`, not the byte count. The bucket count
-    /// is checked as the caller's `buckets`: only `with_buckets` passes one
-    /// that can fail the check, since [`buckets_for`] stays within
-    /// [`MAX_TABLE_BITS`].
-    pub(crate) fn allocate(
+    /// checked width), as [`Cuckoo::allocate`].
+    fn allocate(
         buckets: usize,
         bits: u32,
         hasher: S,
+        parameter: &'static str,
+        value: usize,
+    ) -> Result<Self, Error> {
+        let flat = |table_bytes| Flat::new(buckets, bits, table_bytes);
+        Ok(CuckooFilter {
+            cuckoo: Cuckoo::allocate(buckets, bits, flat, parameter, value)?,
+            hasher,
+        })
+    }
+}
+
+/// The operations on mixed hashes that every public method comes down to.
+impl<P: Pairing> Cuckoo<P> {
+    /// An empty table of `buckets` buckets of `bits`-bit fingerprints (a
+    /// checked width), paired by the rule `pairing` makes from the table's
+    /// byte count. An allocation failure names the caller's `parameter` and
+    /// its `value`, not the byte count. The bucket count is checked as the
+    /// caller's `buckets`: only `with_buckets` passes one that can fail the
+    /// check, since [`buckets_for`] stays within [`MAX_TABLE_BITS`].
+    pub(crate) fn allocate(
+        buckets: usize,
+        bits: u32,
+        pairing: impl FnOnce(usize) -> P,
         parameter: &'static str,
         value: usize,
     ) -> Result<Self, Error> {
@@ -510,13 +544,20 @@ impl<S> CuckooFilter<S> {
                 format_args!("small enough that a table of {bytes} bytes can be allocated"),
             )
         })?;
-        Ok(CuckooFilter {
-            table: Table::from_bytes(bytes, buckets, bits),
+        let pairing = pairing(bytes.len());
+        Ok(Cuckoo::with_table(Table::with_pairing(
+            bytes, buckets, bits, pairing,
+        )))
+    }
+
+    /// An empty filter's state around `table` (whose slots are all empty).
+    pub(crate) fn with_table(table: Table<P>) -> Self {
+        Cuckoo {
+            table,
             len: 0,
             victim: Victim::EMPTY,
             rng: SplitMix64::seed_from_u64(EVICTION_SEED),
-            hasher,
-        })
+        }
     }
 
     /// The bucket and fingerprint of a mixed hash: the bucket from its high
@@ -665,7 +706,11 @@ impl<S> CuckooFilter<S> {
     }
 
     /// Removes one copy of the item of mixed hash `mixed`.
-    #[inline]
+    ///
+    /// Always inlined: one copy serves every hasher's filter, and as a
+    /// function of several callers the compiler left it out of line in
+    /// loops where a copy per hasher had been inlined.
+    #[inline(always)]
     pub(crate) fn remove_mixed(&mut self, mixed: u64) -> bool {
         // As in `contains_mixed`: the common remove carries nothing for the
         // victim slot.
@@ -688,6 +733,35 @@ impl<S> CuckooFilter<S> {
     fn remove_mixed_with_victim(&mut self, mixed: u64) -> bool {
         let (first, fp) = self.locate(mixed);
         let second = self.table.alt(first, fp);
+        self.remove_in(first, second, fp)
+    }
+
+    /// Whether `fp` is in bucket `first` or `second`, a pair of this table
+    /// (`second = alt(first, fp)`), or in the victim slot with one of them:
+    /// [`contains_mixed`](Self::contains_mixed) for a pair found already.
+    ///
+    /// # Panics
+    ///
+    /// If a bucket is `≥ buckets`: a bug in this crate, never a user input.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(crate) fn contains_in(&self, first: usize, second: usize, fp: u64) -> bool {
+        let buckets = self.table.buckets();
+        assert!(first < buckets && second < buckets);
+        // SAFETY: both buckets are `< buckets` (asserted).
+        let in_table = unsafe { self.table.either_has(first, second, fp) };
+        // Stored fingerprints are never 0, so an empty victim slot never
+        // matches.
+        let in_victim = self.victim.fingerprint == fp
+            && (self.victim.bucket == first || self.victim.bucket == second);
+        in_table | in_victim
+    }
+
+    /// Removes one copy of `fp` from bucket `first` or `second`, a pair of
+    /// this table, or from the victim slot if it holds `fp` with one of
+    /// them: [`remove_mixed`](Self::remove_mixed) for a pair found already.
+    /// `false`, with nothing changed, if none holds it.
+    pub(crate) fn remove_in(&mut self, first: usize, second: usize, fp: u64) -> bool {
         let victim = self.victim;
         if victim.fingerprint == fp && (victim.bucket == first || victim.bucket == second) {
             self.victim = Victim::EMPTY;
@@ -700,9 +774,12 @@ impl<S> CuckooFilter<S> {
         self.len -= 1;
         // A slot is free now: search for a chain of moves that puts the
         // victim back. If none is found the victim stays where it is.
-        if self
-            .table
-            .place_by_search(victim.bucket, victim.fingerprint, REINSERT_SEARCH_BUCKETS)
+        if victim.fingerprint != 0
+            && self.table.place_by_search(
+                victim.bucket,
+                victim.fingerprint,
+                REINSERT_SEARCH_BUCKETS,
+            )
         {
             self.victim = Victim::EMPTY;
         }
@@ -854,7 +931,7 @@ mod tests {
         for i in 0..1000u64 {
             let m = mix64(i);
             let expected = (reduce(m, 1000), filter_core::fingerprint(m, 12));
-            assert_eq!(filter.locate(m), expected, "mixed hash {m:#x}");
+            assert_eq!(filter.cuckoo.locate(m), expected, "mixed hash {m:#x}");
         }
     }
 

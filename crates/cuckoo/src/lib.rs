@@ -5,6 +5,7 @@
 mod batch;
 mod encoding;
 mod filter;
+mod nested;
 mod scalable;
 mod search;
 #[cfg(feature = "serde")]

@@ -22,7 +22,7 @@
 
 use std::collections::HashSet;
 
-use crate::table::{SLOTS, Table};
+use crate::table::{Pairing, SLOTS, Table};
 
 /// How many buckets the search after a failed insert walk may visit: depth
 /// about 4 from two roots.
@@ -48,7 +48,7 @@ struct Node {
     parent_slot: u32,
 }
 
-impl Table {
+impl<P: Pairing> Table<P> {
     /// Places `fingerprint`, whose buckets `first` and `second` are both
     /// full, by a chain of at most two moves, if one leads to a free slot:
     /// first the other buckets of the eight residents of `first` and

@@ -4,18 +4,19 @@
 use filter_core::{HasherProbe, KeyHasher};
 use std::fmt;
 
-use crate::filter::CuckooFilter;
+use crate::filter::{Cuckoo, CuckooFilter};
+use crate::table::Pairing;
 
 impl<S> fmt::Debug for CuckooFilter<S> {
     /// The shape and fill, not the table: a table can be gigabytes, and a
     /// `{:?}` in a log line should not print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CuckooFilter")
-            .field("len", &self.len)
-            .field("buckets", &self.table.buckets())
-            .field("fingerprint_bits", &self.table.fingerprint_bits())
-            .field("is_full", &(self.victim.fingerprint != 0))
-            .field("memory_bytes", &self.table.memory_bytes())
+            .field("len", &self.cuckoo.len)
+            .field("buckets", &self.cuckoo.table.buckets())
+            .field("fingerprint_bits", &self.cuckoo.table.fingerprint_bits())
+            .field("is_full", &(self.cuckoo.victim.fingerprint != 0))
+            .field("memory_bytes", &self.cuckoo.table.memory_bytes())
             .finish_non_exhaustive()
     }
 }
@@ -28,14 +29,14 @@ impl<S> fmt::Debug for CuckooFilter<S> {
 /// answer every query alike and stay equal under the same operations.
 impl<S: KeyHasher> PartialEq for CuckooFilter<S> {
     fn eq(&self, other: &Self) -> bool {
-        self.same_state(other) && HasherProbe::same(&self.hasher, &other.hasher)
+        self.cuckoo.same_state(&other.cuckoo) && HasherProbe::same(&self.hasher, &other.hasher)
     }
 }
 
-impl<S> CuckooFilter<S> {
+impl<P: Pairing> Cuckoo<P> {
     /// Whether the two hold the same table, item count, victim slot and
-    /// eviction state, whatever their hashers.
-    pub(crate) fn same_state<T>(&self, other: &CuckooFilter<T>) -> bool {
+    /// eviction state.
+    pub(crate) fn same_state(&self, other: &Self) -> bool {
         self.len == other.len
             && self.victim == other.victim
             && self.rng.state() == other.rng.state()

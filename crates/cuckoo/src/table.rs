@@ -23,9 +23,12 @@
 //!
 //! # The alternate bucket
 //!
-//! A fingerprint `v` in bucket `i` has its other bucket at `(c − i) mod m`
-//! with `c = reduce(mix64(v), m') | 1` ([`Table::alt`]): one rule for every
-//! width and every table size. Why `mix64` of the fingerprint and not the
+//! In a [`CuckooFilter`](crate::CuckooFilter)'s table a fingerprint `v` in
+//! bucket `i` has its other bucket at `(c − i) mod m` with
+//! `c = reduce(mix64(v), m') | 1` ([`Flat`]): one rule for every width and
+//! every table size. (The stages of a scalable filter use a rule that
+//! nests across stages, `nested.rs`; the table is generic over the rule,
+//! [`Pairing`].) Why `mix64` of the fingerprint and not the
 //! cheaper `v · φ` (one multiply by the golden ratio): `v · φ` for
 //! consecutive fingerprints is an arithmetic progression, so its offsets
 //! are nearly evenly spaced, and the moves an item can make (from `i` to
@@ -92,19 +95,120 @@ fn lowest_flag_order(flags: u64) -> u64 {
     (flags & flags.wrapping_neg()).wrapping_sub(1)
 }
 
-/// `buckets` buckets of four `fingerprint_bits`-bit slots.
-///
-/// Invariants: `MIN_FINGERPRINT_BITS ≤ fingerprint_bits ≤ MAX_FINGERPRINT_BITS`;
-/// `buckets ≥ 1`; `bytes.len() == bytes_for(buckets, fingerprint_bits)`; every
-/// bit past the last bucket is 0.
+/// How a table finds a fingerprint's other bucket: [`Flat`] for a
+/// [`CuckooFilter`](crate::CuckooFilter), [`Nested`](crate::nested::Nested)
+/// for the stages of a [`ScalableCuckooFilter`](crate::ScalableCuckooFilter).
+/// A type parameter of the table, not a field it branches on, so that each
+/// kind of table compiles to its own rule and a lookup decides nothing at
+/// run time.
+pub(crate) trait Pairing: Clone + std::fmt::Debug + PartialEq + Eq {
+    /// The other bucket of a fingerprint in bucket `bucket < buckets`,
+    /// itself `< buckets` (lookups rely on this to read without bounds
+    /// checks), where `buckets` is the table's bucket count, the one the
+    /// rule was made for; an involution: `alt(m, alt(m, i, v), v) = i`.
+    ///
+    /// The count comes from the table, not from a copy in the rule: the
+    /// table's is in a register already where this is called, and a second
+    /// one to load made the compiler turn the conditional add below into a
+    /// branch on a coin toss.
+    fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize;
+
+    /// The bytes of the alternate offsets it keeps (0 if none).
+    fn kept_bytes(&self) -> usize;
+}
+
+/// The rule of a [`CuckooFilter`](crate::CuckooFilter)'s table:
+/// `(c − i) mod m` with `c = reduce(mix64(fp), m') | 1` (see its
+/// [`alt`](Flat::alt)), for any bucket count `m`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Table {
-    bytes: Vec<u8>,
-    buckets: usize,
-    /// The largest even number ≤ `buckets` (see [`alt`](Self::alt)).
+pub(crate) struct Flat {
+    /// The largest even number ≤ the bucket count.
     even_buckets: usize,
     /// 1 when `buckets ≥ 2`, else 0: forces the alternate offset odd.
     odd_bit: usize,
+    /// The alternate offset (`c`) of every fingerprint value `0..2^f`, or
+    /// empty: kept only for tables where it pays (see [`keeps_offsets`]).
+    /// A function of the shape alone, so never serialized.
+    alt_offsets: Box<[u32]>,
+}
+
+impl Flat {
+    /// The rule for `buckets` buckets of `fingerprint_bits`-bit
+    /// fingerprints, in a table of `table_bytes` bytes.
+    pub(crate) fn new(buckets: usize, fingerprint_bits: u32, table_bytes: usize) -> Flat {
+        let mut flat = Flat {
+            even_buckets: buckets & !1,
+            odd_bit: usize::from(buckets >= 2),
+            alt_offsets: Box::default(),
+        };
+        if keeps_offsets(table_bytes, buckets, fingerprint_bits) {
+            flat.alt_offsets = (0..1u64 << fingerprint_bits)
+                // Below `buckets`, which fits a `u32` (`keeps_offsets`).
+                .map(|fingerprint| flat.alt_offset(fingerprint) as u32)
+                .collect();
+        }
+        flat
+    }
+
+    /// [`alt`](Flat::alt)'s `c` for `fingerprint`, computed:
+    /// `reduce(mix64(fp), m') | 1`.
+    #[inline]
+    pub(crate) fn alt_offset(&self, fingerprint: u64) -> usize {
+        filter_core::reduce(scramble(fingerprint), self.even_buckets) | self.odd_bit
+    }
+}
+
+impl Pairing for Flat {
+    /// `(c − bucket) mod m`, with an odd offset
+    /// `c = reduce(mix64(fp), m') | 1 < m` (`m'` the largest even number
+    /// ≤ `m`; `c = 0` when `m = 1`).
+    ///
+    /// An involution for every `m`, because `c` depends on the fingerprint
+    /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
+    /// one conditional add of `m`, never a division. (`i XOR h(fp)`, the
+    /// paper's rule, is an involution only when `m` is a power of two.)
+    ///
+    /// Why `c` is odd: a bucket is its own alternate when `2i ≡ c (mod m)`,
+    /// and then its items have one bucket instead of two (four copies at
+    /// most, and in tiny 4-bit tables inserts failed early). For even `m`
+    /// and odd `c` that congruence has no solution, so the sizing
+    /// constructors use even bucket counts and no item ever has a single
+    /// bucket. For odd `m` (only through
+    /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
+    /// has exactly one such bucket, about 1 item in `m`.
+    ///
+    /// Large tables, and tables of narrow fingerprints, look `c` up
+    /// instead ([`keeps_offsets`]): computing it puts `mix64` on the path
+    /// to the second bucket's address, and a lookup that waits on memory is
+    /// limited by how long that path is and how many instructions it
+    /// holds. A fingerprint outside the table (none is, but nothing here
+    /// relies on it) computes `c`, so both ways give the same bucket.
+    #[inline]
+    fn alt(&self, buckets: usize, bucket: usize, fingerprint: u64) -> usize {
+        let c = match self.alt_offsets.get(fingerprint as usize) {
+            Some(&c) => c as usize,
+            None => self.alt_offset(fingerprint),
+        };
+        let diff = c.wrapping_sub(bucket);
+        // `c < bucket` makes `diff` wrap; adding `m` brings it back into range.
+        diff.wrapping_add(buckets & (usize::from(c < bucket)).wrapping_neg())
+    }
+
+    fn kept_bytes(&self) -> usize {
+        size_of_val(&*self.alt_offsets)
+    }
+}
+
+/// `buckets` buckets of four `fingerprint_bits`-bit slots, whose
+/// fingerprints find their other bucket by the rule `P`.
+///
+/// Invariants: `MIN_FINGERPRINT_BITS ≤ fingerprint_bits ≤ MAX_FINGERPRINT_BITS`;
+/// `buckets ≥ 1`; `bytes.len() == bytes_for(buckets, fingerprint_bits)`; every
+/// bit past the last bucket is 0; `pairing` is made for `buckets` buckets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Table<P = Flat> {
+    bytes: Vec<u8>,
+    buckets: usize,
     fingerprint_bits: u32,
     /// `4 · fingerprint_bits`.
     bucket_bits: u32,
@@ -124,11 +228,19 @@ pub(crate) struct Table {
     lanes_low: u64,
     /// The highest bit of every lane set.
     lanes_high: u64,
-    /// The alternate offset ([`alt`](Self::alt)'s `c`) of every fingerprint
-    /// value `0..2^f`, or empty: kept only for tables large enough (see
-    /// [`offset_table`](Self::offset_table)). A function of `buckets` and
-    /// `fingerprint_bits` alone, so never serialized.
-    alt_offsets: Box<[u32]>,
+    /// The alternate-bucket rule, with its kept offsets.
+    pub(crate) pairing: P,
+}
+
+/// Whether a table of `buckets` buckets of `fingerprint_bits`-bit
+/// fingerprints, `table_bytes` bytes, keeps the alternate offsets of its
+/// fingerprints: every offset (`< buckets`) fits a `u32`, and the buckets
+/// take [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, or the
+/// fingerprints have at most [`ALWAYS_KEPT_MAX_BITS`] bits (at most 64
+/// offsets).
+pub(crate) fn keeps_offsets(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> bool {
+    offsets_pay(table_bytes, buckets, fingerprint_bits)
+        || fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(buckets).is_ok()
 }
 
 /// Whether a table of `table_bytes` bytes keeps the offsets of its
@@ -144,9 +256,7 @@ fn offsets_pay(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> boo
 /// [`memory_bytes`](Table::memory_bytes)), or `None` on overflow.
 pub(crate) fn memory_bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> {
     let bytes = bytes_for(buckets, fingerprint_bits)?;
-    let kept = offsets_pay(bytes, buckets, fingerprint_bits)
-        || fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(buckets).is_ok();
-    let offsets = if kept {
+    let offsets = if keeps_offsets(bytes, buckets, fingerprint_bits) {
         (1usize << fingerprint_bits) * size_of::<u32>()
     } else {
         0
@@ -161,17 +271,37 @@ pub(crate) fn bytes_for(buckets: usize, fingerprint_bits: u32) -> Option<usize> 
     bits.div_ceil(8).checked_add(PADDING_BYTES)
 }
 
+#[cfg(test)]
 impl Table {
-    /// A table over `bytes`, which must hold `bytes_for(buckets,
+    /// A [`Flat`] table over `bytes`, which must hold `bytes_for(buckets,
     /// fingerprint_bits)` bytes. The caller checks the ranges.
     ///
     /// # Panics
     ///
+    /// As [`with_pairing`](Table::with_pairing).
+    pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
+        let pairing = Flat::new(buckets, fingerprint_bits, bytes.len());
+        Table::with_pairing(bytes, buckets, fingerprint_bits, pairing)
+    }
+}
+
+impl<P: Pairing> Table<P> {
+    /// A table over `bytes`, which must hold `bytes_for(buckets,
+    /// fingerprint_bits)` bytes, with the rule `pairing` (made for
+    /// `buckets`). The caller checks the ranges.
+    ///
+    /// # Panics
+    ///
     /// If the width, the bucket count or the length is out of line: a bug in
-    /// this crate, never a user input (both callers check first). Asserted
+    /// this crate, never a user input (every caller checks first). Asserted
     /// in release builds too, because every unchecked access in this file
     /// rests on these three facts, and a table is built once.
-    pub(crate) fn from_bytes(bytes: Vec<u8>, buckets: usize, fingerprint_bits: u32) -> Table {
+    pub(crate) fn with_pairing(
+        bytes: Vec<u8>,
+        buckets: usize,
+        fingerprint_bits: u32,
+        pairing: P,
+    ) -> Table<P> {
         assert!((MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS).contains(&fingerprint_bits));
         assert!(buckets >= 1);
         assert_eq!(Some(bytes.len()), bytes_for(buckets, fingerprint_bits));
@@ -179,10 +309,8 @@ impl Table {
         let bucket_bits = SLOTS as u32 * f;
         let bucket_mask = u64::MAX >> (64 - bucket_bits);
         let lanes_low = (0..SLOTS as u32).fold(0u64, |acc, k| acc | 1 << (k * f));
-        let mut table = Table {
+        Table {
             buckets,
-            even_buckets: buckets & !1,
-            odd_bit: usize::from(buckets >= 2),
             fingerprint_bits: f,
             bucket_bits,
             lane_top: f - 1,
@@ -195,36 +323,9 @@ impl Table {
             fingerprint_mask: (1u64 << f) - 1,
             lanes_low,
             lanes_high: lanes_low << (f - 1),
-            alt_offsets: Box::default(),
+            pairing,
             bytes,
-        };
-        table.alt_offsets = table.offset_table();
-        table
-    }
-
-    /// Every fingerprint's alternate offset, when keeping them pays: every
-    /// offset (`< buckets`) fits a `u32`, and the buckets take
-    /// [`OFFSET_TABLE_MIN_SHARE`] times the offsets' space, or the
-    /// fingerprints have at most [`ALWAYS_KEPT_MAX_BITS`] bits (at most 64
-    /// offsets). Otherwise empty.
-    fn offset_table(&self) -> Box<[u32]> {
-        let values = 1usize << self.fingerprint_bits;
-        let pays = offsets_pay(self.bytes.len(), self.buckets, self.fingerprint_bits)
-            || self.fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(self.buckets).is_ok();
-        if !pays {
-            return Box::default();
         }
-        (0..values as u64)
-            // Below `buckets`, which fits a `u32` (checked above).
-            .map(|fingerprint| self.alt_offset(fingerprint) as u32)
-            .collect()
-    }
-
-    /// [`alt`](Self::alt)'s `c` for `fingerprint`, computed:
-    /// `reduce(mix64(fp), m') | 1`.
-    #[inline]
-    fn alt_offset(&self, fingerprint: u64) -> usize {
-        filter_core::reduce(scramble(fingerprint), self.even_buckets) | self.odd_bit
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
@@ -234,7 +335,7 @@ impl Table {
     /// The bytes the table holds: its buckets and padding, and its
     /// alternate offsets if it keeps them.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.bytes.len() + size_of_val(&*self.alt_offsets)
+        self.bytes.len() + self.pairing.kept_bytes()
     }
 
     pub(crate) fn buckets(&self) -> usize {
@@ -337,41 +438,11 @@ impl Table {
         self.bytes[byte..byte + 8].copy_from_slice(&window.to_le_bytes());
     }
 
-    /// The other bucket of a fingerprint in `bucket < m`, itself `< m`
-    /// (lookups rely on this to read without bounds checks): `(c − bucket) mod m`,
-    /// with an odd offset `c = reduce(mix64(fp), m') | 1 < m` (`m'` the
-    /// largest even number ≤ `m`; `c = 0` when `m = 1`).
-    ///
-    /// An involution for every `m`, because `c` depends on the fingerprint
-    /// alone: `(c − (c − i)) mod m = i`. Since `0 ≤ c, i < m`, the modulus is
-    /// one conditional add of `m`, never a division. (`i XOR h(fp)`, the
-    /// paper's rule, is an involution only when `m` is a power of two.)
-    ///
-    /// Why `c` is odd: a bucket is its own alternate when `2i ≡ c (mod m)`,
-    /// and then its items have one bucket instead of two (four copies at
-    /// most, and in tiny 4-bit tables inserts failed early). For even `m`
-    /// and odd `c` that congruence has no solution, so the sizing
-    /// constructors use even bucket counts and no item ever has a single
-    /// bucket. For odd `m` (only through
-    /// [`with_buckets`](crate::CuckooFilter::with_buckets)) each fingerprint
-    /// has exactly one such bucket, about 1 item in `m`.
-    ///
-    /// Large tables, and tables of narrow fingerprints, look `c` up
-    /// instead ([`offset_table`](Self::offset_table)): computing it puts
-    /// `mix64` on the path to the second bucket's address, and a lookup
-    /// that waits on memory is limited by how long that path is and how
-    /// many instructions it holds. A fingerprint outside the table (none
-    /// is, but nothing here relies on it) computes `c`, so both ways give
-    /// the same bucket.
+    /// The other bucket of a fingerprint in `bucket < m`, by the table's
+    /// rule ([`Pairing::alt`]).
     #[inline]
     pub(crate) fn alt(&self, bucket: usize, fingerprint: u64) -> usize {
-        let c = match self.alt_offsets.get(fingerprint as usize) {
-            Some(&c) => c as usize,
-            None => self.alt_offset(fingerprint),
-        };
-        let diff = c.wrapping_sub(bucket);
-        // `c < bucket` makes `diff` wrap; adding `m` brings it back into range.
-        diff.wrapping_add(self.buckets & (usize::from(c < bucket)).wrapping_neg())
+        self.pairing.alt(self.buckets, bucket, fingerprint)
     }
 
     /// Whether any lane of `bucket_value` equals `fingerprint` (the test
@@ -939,16 +1010,20 @@ mod tests {
         ];
         for (buckets, bits) in shapes {
             let t = table(buckets, bits);
-            assert_eq!(t.alt_offsets.len(), 1 << bits, "m {buckets} f {bits}");
+            assert_eq!(
+                t.pairing.alt_offsets.len(),
+                1 << bits,
+                "m {buckets} f {bits}"
+            );
             for fp in 0..1u64 << bits {
                 let even = buckets & !1;
                 let format = ((u128::from(splitmix(fp)) * even as u128) >> 64) as usize | 1;
                 assert_eq!(
-                    t.alt_offsets[fp as usize] as usize, format,
+                    t.pairing.alt_offsets[fp as usize] as usize, format,
                     "m {buckets} fp {fp}"
                 );
                 // Computed, as tables without kept offsets do: the same.
-                assert_eq!(t.alt_offset(fp), format, "m {buckets} fp {fp}");
+                assert_eq!(t.pairing.alt_offset(fp), format, "m {buckets} fp {fp}");
             }
         }
     }
@@ -956,19 +1031,19 @@ mod tests {
     #[test]
     fn alternate_offsets_are_kept_only_where_they_pay() {
         // Up to 6 bits at any size (256 bytes at most).
-        assert_eq!(table(3, 4).alt_offsets.len(), 16);
-        assert_eq!(table(1000, 6).alt_offsets.len(), 64);
-        assert!(table(1000, 7).alt_offsets.is_empty());
+        assert_eq!(table(3, 4).pairing.alt_offsets.len(), 16);
+        assert_eq!(table(1000, 6).pairing.alt_offsets.len(), 64);
+        assert!(table(1000, 7).pairing.alt_offsets.is_empty());
         // At f = 10 the 4 KiB of offsets need 512 KiB of table (5 bytes a
         // bucket, and 7 of padding): 104,857 buckets.
-        assert!(table(104_856, 10).alt_offsets.is_empty());
-        assert_eq!(table(104_857, 10).alt_offsets.len(), 1024);
+        assert!(table(104_856, 10).pairing.alt_offsets.is_empty());
+        assert_eq!(table(104_857, 10).pairing.alt_offsets.len(), 1024);
         // Wider ones from the same share: 32 KiB at 13 bits (6.5 bytes a
         // bucket) need 4 MiB of table, 256 KiB at 16 bits (8 bytes) 32 MiB.
-        assert!(table(645_276, 13).alt_offsets.is_empty());
-        assert_eq!(table(645_277, 13).alt_offsets.len(), 1 << 13);
-        assert!(table(4_194_303, 16).alt_offsets.is_empty());
-        assert_eq!(table(4_194_304, 16).alt_offsets.len(), 1 << 16);
+        assert!(table(645_276, 13).pairing.alt_offsets.is_empty());
+        assert_eq!(table(645_277, 13).pairing.alt_offsets.len(), 1 << 13);
+        assert!(table(4_194_303, 16).pairing.alt_offsets.is_empty());
+        assert_eq!(table(4_194_304, 16).pairing.alt_offsets.len(), 1 << 16);
         // The offsets count in the memory, and only they come on top.
         let t = table(104_857, 10);
         assert_eq!(t.memory_bytes(), t.bytes().len() + 4096);

@@ -1,4 +1,4 @@
-//! Format 1.0 fixtures: the bytes this version writes for two fixed
+//! Format 1.0 fixtures: the bytes this version writes for three fixed
 //! filters, pinned, so that a change to the layout, the default hasher, the
 //! positions or the eviction order shows as a failing test rather than as
 //! filters that no longer load. The layout is in `docs/format-cuckoo.md`.
@@ -7,13 +7,28 @@
 //! needs a new format version), run
 //! `CUCKOO_WRITE_FIXTURES=1 cargo test -p cuckoo --test format`.
 
-use cuckoo::{CuckooFilter, Error};
+use cuckoo::{CuckooFilter, Error, ScalableCuckooFilter};
 
 /// `with_fpr(100, 0.01)` holding "key-0" to "key-99".
 const SMALL: &str = "cuckoo-1.0-100.bin";
 /// `with_buckets(3, 8)` filled with 0u64, 1u64, ... until its victim slot
 /// is occupied.
 const FULL: &str = "cuckoo-1.0-full.bin";
+
+/// `ScalableCuckooFilter::with_fpr(10, 0.01)` holding "key-0" to
+/// "key-299" (three stages), less "key-0" to "key-29".
+const SCALABLE: &str = "scalable-cuckoo-1.0-grown.bin";
+
+fn scalable() -> ScalableCuckooFilter {
+    let mut filter = ScalableCuckooFilter::with_fpr(10, 0.01).unwrap();
+    for i in 0..300 {
+        filter.insert(&format!("key-{i}")).unwrap();
+    }
+    for i in 0..30 {
+        assert!(filter.remove(&format!("key-{i}")));
+    }
+    filter
+}
 
 fn small() -> CuckooFilter {
     let mut filter = CuckooFilter::with_fpr(100, 0.01).unwrap();
@@ -48,6 +63,19 @@ fn this_version_writes_the_fixtures_byte_for_byte() {
     assert_eq!(bytes, fixture(SMALL, &bytes), "{SMALL}");
     let bytes = full().0.to_bytes();
     assert_eq!(bytes, fixture(FULL, &bytes), "{FULL}");
+    let bytes = scalable().to_bytes();
+    assert_eq!(bytes, fixture(SCALABLE, &bytes), "{SCALABLE}");
+}
+
+#[test]
+fn the_scalable_fixture_loads_and_answers() {
+    let bytes = fixture(SCALABLE, &scalable().to_bytes());
+    let kind = u16::from_le_bytes([bytes[8], bytes[9]]);
+    assert_eq!(kind, 11, "kind 11: ScalableCuckooFilter");
+    let loaded = ScalableCuckooFilter::from_bytes(&bytes).unwrap();
+    assert_eq!((loaded.len(), loaded.stages()), (270, 3));
+    assert!((30..300).all(|i| loaded.contains(&format!("key-{i}"))));
+    assert_eq!(loaded, scalable());
 }
 
 #[test]
