@@ -26,6 +26,7 @@
 mod charts;
 mod floor;
 mod machine;
+mod matched;
 mod measure;
 mod options;
 mod ours;
@@ -87,11 +88,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let machine = machine::Machine::detect(&workspace);
     let started = Instant::now();
     let rows = measure_all(&options, &plan)?;
+    let matched = matched::measure(options.seed, &rows)?;
     let elapsed = started.elapsed();
 
     std::fs::create_dir_all(&options.out)
         .map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
-    let mut written = report::write(&options, &machine, &rows, elapsed)?;
+    let mut written = report::write(&options, &machine, &rows, &matched, elapsed)?;
     written.extend(charts::write(&options.out, &rows)?);
     for path in &written {
         eprintln!("wrote {}", path.display());

@@ -28,10 +28,7 @@ pub(crate) fn entries() -> Vec<Entry> {
         entry::<Emptied<counting_bloom::BlockedCountingBloomFilter>, u64>(),
         entry::<Emptied<counting_bloom::DLeftCountingBloomFilter>, u64>(),
         entry::<Emptied<cuckoo::CuckooFilter>, u64>(),
-        // Grown, not emptied: its `remove` refuses (returns `false`, changes
-        // nothing) an item that more than one stage reports present, since
-        // taking the wrong stage's copy could lose another key.
-        entry::<Grown<cuckoo::ScalableCuckooFilter>, u64>(),
+        entry::<Emptied<cuckoo::ScalableCuckooFilter>, u64>(),
         entry::<Emptied<quotient_filter::QuotientFilter>, u64>(),
         entry::<Built<xor_filter::Xor8>, u64>(),
         entry::<Built<xor_filter::Xor16>, u64>(),
