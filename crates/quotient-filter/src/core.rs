@@ -211,6 +211,22 @@ impl Core {
     /// Finds remainder `x` in the run `start..=end`.
     #[inline]
     fn find(&self, x: u64, start: usize, end: usize) -> Found {
+        if let Some(scan) = self.table.plain_scan(start, end, x) {
+            let at = start + scan.below as usize;
+            match scan.equal {
+                0 => return Found::Absent(at),
+                // "x" or "x x": as many slots as copies.
+                n @ 1..=2 => return Found::Entry(at, u64::from(n), n as usize),
+                // Remainder 0 counted 3 times ("0 0 0 0"): decoded below.
+                _ => {}
+            }
+        }
+        self.find_slow(x, start, end)
+    }
+
+    /// [`find`](Self::find) by decoding every entry up to `x`'s place.
+    #[inline(never)]
+    fn find_slow(&self, x: u64, start: usize, end: usize) -> Found {
         let r = self.shape.remainder_bits;
         let mut at = start;
         while at <= end {
@@ -253,18 +269,10 @@ impl Core {
             return false;
         }
         let (start, end) = self.run_of::<BMI2>(q);
-        // Every entry ends with a slot holding its remainder, so the run's
-        // last slot is its largest remainder: most lookups end there.
-        let last = self.table.get(end);
-        if last <= x {
-            return last == x;
+        match self.table.plain_contains(start, end, x) {
+            Some(found) => found,
+            None => self.find_in_run(x, start, end),
         }
-        if end - start <= 1 {
-            // Two slots hold no counter (one takes three): both are
-            // remainders.
-            return start < end && self.table.get(start) == x;
-        }
-        self.find_in_run(x, start, end)
     }
 
     /// The slots `start..=end` of the run of occupied quotient `q`.
@@ -279,7 +287,7 @@ impl Core {
     /// Whether remainder `x` has an entry in the run `start..=end`.
     #[inline(never)]
     fn find_in_run(&self, x: u64, start: usize, end: usize) -> bool {
-        matches!(self.find(x, start, end), Found::Entry(..))
+        matches!(self.find_slow(x, start, end), Found::Entry(..))
     }
 
     /// Checks that `charge` more charged slots fit under the maximum load,

@@ -79,6 +79,80 @@ pub(crate) struct Table {
     /// Whether the CPU has BMI2 (`pdep`) and `popcnt`, for select and the
     /// operations compiled for them.
     bmi2: bool,
+    /// Word-parallel constants for runs of a few slots read as one word.
+    lanes: Lanes,
+}
+
+/// Constants for reading up to `count` slots of `r` bits as the lanes of
+/// one word (lane i in bits `i·r..(i+1)·r`), where `count · r` is at most
+/// 63 so that a guard bit always follows the last lane.
+///
+/// A run whose slots are in non-decreasing order holds no counter (every
+/// counter's digits start, or for remainder 0 end, with a slot below the
+/// one before it; a count of 3 for remainder 0 is four zeros, which only
+/// equal remainder 0), so in such a run a key's copies are the slots
+/// equal to its remainder and its place is after the slots below it. One
+/// pass over the lanes answers that with no branch on the slot values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lanes {
+    r: u32,
+    /// Lanes in a word: ⌊63 / r⌋.
+    count: usize,
+    /// Bit 0 of each lane.
+    ones: u64,
+    /// The lower r − 1 bits of each lane.
+    low: u64,
+    /// The top bit of each lane.
+    high: u64,
+    /// All bits of the even lanes.
+    even: u64,
+    /// Bit 0 of each odd lane: one above each even lane.
+    guard: u64,
+}
+
+impl Lanes {
+    fn new(r: u32) -> Self {
+        let count = 63 / r as usize;
+        let lane = u64::MAX >> (64 - r);
+        let (mut ones, mut even, mut guard) = (0u64, 0u64, 0u64);
+        for i in 0..count {
+            ones |= 1 << (i * r as usize);
+            if i % 2 == 0 {
+                even |= lane << (i * r as usize);
+                guard |= 1 << ((i + 1) * r as usize);
+            }
+        }
+        Lanes {
+            r,
+            count,
+            ones,
+            low: ones * (lane >> 1),
+            high: ones << (r - 1),
+            even,
+            guard,
+        }
+    }
+
+    /// For each lane j of `v`, bit j·r + r is set when lane j of `v` is at
+    /// least lane j of `w`.
+    #[inline(always)]
+    fn at_least(&self, v: u64, w: u64) -> u64 {
+        let r = self.r;
+        let (a, b) = (v & self.even, (v >> r) & self.even);
+        let (wa, wb) = (w & self.even, (w >> r) & self.even);
+        let ge_a = ((a | self.guard).wrapping_sub(wa)) & self.guard;
+        let ge_b = ((b | self.guard).wrapping_sub(wb)) & self.guard;
+        ge_a | (ge_b << r)
+    }
+}
+
+/// What the lanes of a short run without counters say about remainder x.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scan {
+    /// Slots equal to x.
+    pub(crate) equal: u32,
+    /// Slots below x (they come first).
+    pub(crate) below: u32,
 }
 
 impl Table {
@@ -105,6 +179,7 @@ impl Table {
             offsets: filter_core::memory::zeroed_vec(blocks, parameter)?,
             used: 0,
             bmi2: crate::bits::has_bmi2(),
+            lanes: Lanes::new(r),
         })
     }
 
@@ -220,6 +295,63 @@ impl Table {
         let w = base + 2 + bit / 64;
         let pair = u128::from(self.words[w]) | u128::from(self.words[w + 1]) << 64;
         (pair >> (bit % 64)) as u64 & (u64::MAX >> (64 - r))
+    }
+
+    /// The slots `start..=end` (`start <= end`) as the lanes of one word,
+    /// with the lane mask, when they lie in one block and fit in a word.
+    #[inline(always)]
+    fn window(&self, start: usize, end: usize) -> Option<(u64, u64)> {
+        let n = end - start + 1;
+        if n > self.lanes.count || (start ^ end) >> 6 != 0 {
+            return None;
+        }
+        let r = self.r as usize;
+        let bit = (start & 63) * r;
+        let w = (start >> 6) * self.stride + 2 + bit / 64;
+        let pair = u128::from(self.words[w]) | u128::from(self.words[w + 1]) << 64;
+        let mask = u64::MAX >> (64 - n * r);
+        Some(((pair >> (bit % 64)) as u64 & mask, mask))
+    }
+
+    /// The lanes of run `start..=end` with their mask, when the run fits
+    /// in a word and its slots do not decrease (so it holds no counter).
+    #[inline(always)]
+    fn plain_window(&self, start: usize, end: usize) -> Option<(u64, u64)> {
+        let (v, mask) = self.window(start, end)?;
+        let l = &self.lanes;
+        // Lane j + 1 of v against lane j: the answer lands on bit (j + 1)·r,
+        // bit 0 of lane j + 1, for every lane after the first.
+        let up = l.at_least(v >> l.r, v);
+        let need = l.ones & mask & !1;
+        (up & need == need).then_some((v, mask))
+    }
+
+    /// Whether a short run without counters holds a slot equal to `x`;
+    /// `None` when the run is long or holds a counter.
+    #[inline(always)]
+    pub(crate) fn plain_contains(&self, start: usize, end: usize, x: u64) -> Option<bool> {
+        let (v, mask) = self.plain_window(start, end)?;
+        let l = &self.lanes;
+        let y = v ^ x.wrapping_mul(l.ones);
+        let t = ((y & l.low) + l.low) | y;
+        Some(!t & l.high & mask != 0)
+    }
+
+    /// [`Scan`] of a short run without counters for remainder `x`; `None`
+    /// when the run is long or holds a counter.
+    #[inline(always)]
+    pub(crate) fn plain_scan(&self, start: usize, end: usize, x: u64) -> Option<Scan> {
+        let (v, mask) = self.plain_window(start, end)?;
+        let l = &self.lanes;
+        let xs = x.wrapping_mul(l.ones);
+        let y = v ^ xs;
+        let t = ((y & l.low) + l.low) | y;
+        let equal = (!t & l.high & mask).count_ones();
+        let at_least = (l.at_least(v, xs) & ((l.ones & mask) << l.r)).count_ones();
+        Some(Scan {
+            equal,
+            below: (end - start + 1) as u32 - at_least,
+        })
     }
 
     /// The slots `start..=end` of the run of occupied quotient `q`, found
@@ -727,6 +859,7 @@ impl Table {
             offsets,
             used: 0,
             bmi2: crate::bits::has_bmi2(),
+            lanes: Lanes::new(r),
         }
     }
 
