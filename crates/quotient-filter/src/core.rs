@@ -208,25 +208,10 @@ impl Core {
         self.table.block_word(self.split(self.fingerprint(m)).0)
     }
 
-    /// Finds remainder `x` in the run `start..=end`.
+    /// Finds remainder `x` in the run `start..=end`, decoding every entry
+    /// up to its place.
     #[inline]
     fn find(&self, x: u64, start: usize, end: usize) -> Found {
-        if let Some(scan) = self.table.plain_scan(start, end, x) {
-            let at = start + scan.below as usize;
-            match scan.equal {
-                0 => return Found::Absent(at),
-                // "x" or "x x": as many slots as copies.
-                n @ 1..=2 => return Found::Entry(at, u64::from(n), n as usize),
-                // Remainder 0 counted 3 times ("0 0 0 0"): decoded below.
-                _ => {}
-            }
-        }
-        self.find_slow(x, start, end)
-    }
-
-    /// [`find`](Self::find) by decoding every entry up to `x`'s place.
-    #[inline(never)]
-    fn find_slow(&self, x: u64, start: usize, end: usize) -> Found {
         let r = self.shape.remainder_bits;
         let mut at = start;
         while at <= end {
@@ -252,9 +237,11 @@ impl Core {
             return 0;
         }
         let (start, end) = self.run_of::<BMI2>(q);
-        match self.find(x, start, end) {
-            Found::Entry(_, count, _) => count,
-            Found::Absent(_) => 0,
+        match self.table.plain_equal(start, end, x) {
+            // "x" or "x x": as many slots as copies.
+            Some(n @ 0..=2) => u64::from(n),
+            // Remainder 0 counted 3 times ("0 0 0 0"), or a counter.
+            _ => self.count_in_run(x, start, end),
         }
     }
 
@@ -269,8 +256,8 @@ impl Core {
             return false;
         }
         let (start, end) = self.run_of::<BMI2>(q);
-        match self.table.plain_contains(start, end, x) {
-            Some(found) => found,
+        match self.table.plain_equal(start, end, x) {
+            Some(n) => n != 0,
             None => self.find_in_run(x, start, end),
         }
     }
@@ -284,10 +271,19 @@ impl Core {
         }
     }
 
+    /// The count of remainder `x` in the run `start..=end`.
+    #[inline(never)]
+    fn count_in_run(&self, x: u64, start: usize, end: usize) -> u64 {
+        match self.find(x, start, end) {
+            Found::Entry(_, count, _) => count,
+            Found::Absent(_) => 0,
+        }
+    }
+
     /// Whether remainder `x` has an entry in the run `start..=end`.
     #[inline(never)]
     fn find_in_run(&self, x: u64, start: usize, end: usize) -> bool {
-        matches!(self.find_slow(x, start, end), Found::Entry(..))
+        matches!(self.find(x, start, end), Found::Entry(..))
     }
 
     /// Checks that `charge` more charged slots fit under the maximum load,

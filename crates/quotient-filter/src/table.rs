@@ -146,15 +146,6 @@ impl Lanes {
     }
 }
 
-/// What the lanes of a short run without counters say about remainder x.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Scan {
-    /// Slots equal to x.
-    pub(crate) equal: u32,
-    /// Slots below x (they come first).
-    pub(crate) below: u32,
-}
-
 impl Table {
     /// An empty table of `blocks` blocks of `r`-bit remainders, or `None`
     /// when it cannot be allocated.
@@ -326,32 +317,17 @@ impl Table {
         (up & need == need).then_some((v, mask))
     }
 
-    /// Whether a short run without counters holds a slot equal to `x`;
-    /// `None` when the run is long or holds a counter.
-    #[inline(always)]
-    pub(crate) fn plain_contains(&self, start: usize, end: usize, x: u64) -> Option<bool> {
-        let (v, mask) = self.plain_window(start, end)?;
-        let l = &self.lanes;
-        let y = v ^ x.wrapping_mul(l.ones);
-        let t = ((y & l.low) + l.low) | y;
-        Some(!t & l.high & mask != 0)
-    }
-
-    /// [`Scan`] of a short run without counters for remainder `x`; `None`
+    /// How many slots of a short run without counters equal `x`; `None`
     /// when the run is long or holds a counter.
     #[inline(always)]
-    pub(crate) fn plain_scan(&self, start: usize, end: usize, x: u64) -> Option<Scan> {
+    pub(crate) fn plain_equal(&self, start: usize, end: usize, x: u64) -> Option<u32> {
         let (v, mask) = self.plain_window(start, end)?;
         let l = &self.lanes;
-        let xs = x.wrapping_mul(l.ones);
-        let y = v ^ xs;
+        // A lane is zero exactly when adding its low bits to all ones below
+        // its top bit leaves that bit and the lane's own top bit clear.
+        let y = v ^ x.wrapping_mul(l.ones);
         let t = ((y & l.low) + l.low) | y;
-        let equal = (!t & l.high & mask).count_ones();
-        let at_least = (l.at_least(v, xs) & ((l.ones & mask) << l.r)).count_ones();
-        Some(Scan {
-            equal,
-            below: (end - start + 1) as u32 - at_least,
-        })
+        Some((!t & l.high & mask).count_ones())
     }
 
     /// The slots `start..=end` of the run of occupied quotient `q`, found
@@ -899,6 +875,57 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copies of `x` a run of encoded entries holds, by decoding.
+    fn walked(t: &Table, start: usize, end: usize, x: u64) -> u64 {
+        let mut at = start;
+        while at <= end {
+            let (rx, count, len) = crate::counter::decode(at, end, t.r, |p| t.get(p)).unwrap();
+            if rx == x {
+                return count;
+            }
+            at += len;
+        }
+        0
+    }
+
+    quickcheck::quickcheck! {
+        fn lanes_agree_with_the_walk(seed: u64, r: u8, start: u8) -> bool {
+            let r = [2u32, 3, 5, 7, 8, 10, 13, 21, 31, 32, 57][usize::from(r) % 11];
+            let top = 1u64 << r;
+            let mut t = Table::new(r, 3, "t").unwrap();
+            // A sorted run of a few entries, some counted.
+            let mut s = seed;
+            let mut next = || { s = filter_core::mix64(s.wrapping_add(1)); s };
+            let mut xs: Vec<u64> = (0..1 + next() % 6).map(|_| next() % top).collect();
+            if next() % 3 == 0 { xs.push(0); }
+            xs.sort_unstable();
+            xs.dedup();
+            let mut slots = Vec::new();
+            for &x in &xs {
+                let count = match next() % 5 { 0 => 3 + next() % 400, 1 => 2, _ => 1 };
+                slots.extend_from_slice(crate::counter::encode(x, count, r).as_slice());
+            }
+            let start = usize::from(start) % 100;
+            if start + slots.len() > 3 * 64 {
+                return true;
+            }
+            for (i, &v) in slots.iter().enumerate() {
+                t.set(start + i, v);
+            }
+            let end = start + slots.len() - 1;
+            let plain = slots.windows(2).all(|w| w[0] <= w[1]);
+            let fits = slots.len() <= t.lanes.count && start / 64 == end / 64;
+            let probes = xs.iter().copied().chain((0..8).map(|_| next() % top));
+            probes.collect::<Vec<_>>().into_iter().all(|x| {
+                let truth = walked(&t, start, end, x);
+                match t.plain_equal(start, end, x) {
+                    None => !(plain && fits),
+                    Some(n) => plain && fits && (u64::from(n) == truth || (x == 0 && n == 4 && truth == 3)),
+                }
+            })
+        }
+    }
 
     #[test]
     fn word_shifts_match_slot_moves() {
