@@ -81,7 +81,14 @@ pub(crate) struct Table {
     bmi2: bool,
     /// Word-parallel constants for runs of a few slots read as one word.
     lanes: Lanes,
+    /// Whether the table is large enough for
+    /// [`prefetch_slot`](Self::prefetch_slot) to hint anything.
+    prefetch: bool,
 }
+
+/// Tables of more words than this are prefetched: smaller ones stay in a
+/// core's own cache (2 MiB), where the hints are instructions for nothing.
+const PREFETCH_WORDS: usize = 1 << 18;
 
 /// Constants for reading up to `count` slots of `r` bits as the lanes of
 /// one word (lane i in bits `i·r..(i+1)·r`), where `count · r` is at most
@@ -171,6 +178,7 @@ impl Table {
             used: 0,
             bmi2: crate::bits::has_bmi2(),
             lanes: Lanes::new(r),
+            prefetch: len > PREFETCH_WORDS,
         })
     }
 
@@ -220,6 +228,9 @@ impl Table {
     /// the second waiting for the first.
     #[inline(always)]
     pub(crate) fn prefetch_slot(&self, q: usize) {
+        if !self.prefetch {
+            return;
+        }
         let w = (q >> 6) * self.stride;
         filter_core::prefetch::prefetch(&self.words, w + 1);
         filter_core::prefetch::prefetch(&self.words, w + 2 + (q & 63) * self.r as usize / 64);
@@ -828,6 +839,7 @@ impl Table {
     pub(crate) fn from_parts(r: u32, blocks: usize, mut words: Vec<u64>, offsets: Vec<u8>) -> Self {
         words.push(0);
         Table {
+            prefetch: words.len() > PREFETCH_WORDS + 1,
             r,
             stride: 2 + r as usize,
             blocks,
