@@ -31,6 +31,16 @@
 //! distance costs a loop and a mispredicted branch or two, where the next
 //! block's run ends are one more word and one more select.
 //!
+//! Lookups read a short run (up to ⌊63 / r⌋ slots in one block) as the
+//! lanes of one word and count its slots equal to the remainder without a
+//! branch on the slot values ([`Lanes`]): comparing slot by slot from the
+//! run's end costs a mispredicted branch on about every other lookup.
+//! Inserts and removes still decode entry by entry, which measured faster
+//! for them, as the slot they change depends on the answer.
+//!
+//! Only tables larger than a core's cache get prefetch hints: in cache the
+//! hints are instructions for nothing.
+//!
 //! Why one array of interleaved blocks (occupieds, runends, remainders) and
 //! not three arrays: a lookup reads all three for the same slots, so
 //! interleaving puts them on the same one or two cache lines.
