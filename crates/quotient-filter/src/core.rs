@@ -121,6 +121,18 @@ pub(crate) struct Core {
     charged: usize,
 }
 
+/// Why an insert fails: the slots it needs would pass the maximum load or
+/// the table's end, or the count would pass `u64::MAX` ([`Error::Full`]
+/// at the surface). A unit, so that the insert path returns one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Full;
+
+impl From<Full> for Error {
+    fn from(_: Full) -> Self {
+        Error::Full
+    }
+}
+
 /// The result of looking for a remainder in a run.
 enum Found {
     /// The entry at this slot, with its count and length in slots.
@@ -208,7 +220,8 @@ impl Core {
         self.table.block_word(self.split(self.fingerprint(m)).0)
     }
 
-    /// Finds remainder `x` in the run `start..=end`.
+    /// Finds remainder `x` in the run `start..=end`, decoding every entry
+    /// up to its place.
     #[inline]
     fn find(&self, x: u64, start: usize, end: usize) -> Found {
         let r = self.shape.remainder_bits;
@@ -236,9 +249,11 @@ impl Core {
             return 0;
         }
         let (start, end) = self.run_of::<BMI2>(q);
-        match self.find(x, start, end) {
-            Found::Entry(_, count, _) => count,
-            Found::Absent(_) => 0,
+        match self.table.plain_equal(start, end, x) {
+            // "x" or "x x": as many slots as copies.
+            Some(n @ 0..=2) => u64::from(n),
+            // Remainder 0 counted 3 times ("0 0 0 0"), or a counter.
+            _ => self.count_in_run(x, start, end),
         }
     }
 
@@ -253,18 +268,10 @@ impl Core {
             return false;
         }
         let (start, end) = self.run_of::<BMI2>(q);
-        // Every entry ends with a slot holding its remainder, so the run's
-        // last slot is its largest remainder: most lookups end there.
-        let last = self.table.get(end);
-        if last <= x {
-            return last == x;
+        match self.table.plain_equal(start, end, x) {
+            Some(n) => n != 0,
+            None => self.find_in_run(x, start, end),
         }
-        if end - start <= 1 {
-            // Two slots hold no counter (one takes three): both are
-            // remainders.
-            return start < end && self.table.get(start) == x;
-        }
-        self.find_in_run(x, start, end)
     }
 
     /// The slots `start..=end` of the run of occupied quotient `q`.
@@ -273,6 +280,15 @@ impl Core {
         match self.table.run_near::<BMI2>(q) {
             Some(run) => run,
             None => self.table.run_far(q),
+        }
+    }
+
+    /// The count of remainder `x` in the run `start..=end`.
+    #[inline(never)]
+    fn count_in_run(&self, x: u64, start: usize, end: usize) -> u64 {
+        match self.find(x, start, end) {
+            Found::Entry(_, count, _) => count,
+            Found::Absent(_) => 0,
         }
     }
 
@@ -286,24 +302,24 @@ impl Core {
     /// and, when `k`, the slots to be inserted, is
     /// more than one, that the table has them after `pos` (one slot is
     /// checked by the insert itself, which changes nothing when it fails).
-    fn room(&self, pos: usize, k: usize, charge: usize) -> Result<(), Error> {
+    fn room(&self, pos: usize, k: usize, charge: usize) -> Result<(), Full> {
         if self.charged + charge > self.max_used || (k > 1 && !self.table.has_room(pos, k)) {
-            return Err(Error::Full);
+            return Err(Full);
         }
         Ok(())
     }
 
     /// The body of [`insert_fingerprint`](Self::insert_fingerprint).
     #[inline(always)]
-    fn insert_impl<const BMI2: bool>(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+    fn insert_impl<const BMI2: bool>(&mut self, f: u64, copies: u64) -> Result<(), Full> {
         let (q, x) = self.split(f);
         self.table.prefetch_slot(q);
         let r = self.shape.remainder_bits;
-        let len = self.len.checked_add(copies).ok_or(Error::Full)?;
+        let len = self.len.checked_add(copies).ok_or(Full)?;
         if !self.table.is_occupied(q) {
             if copies == 1 {
                 self.room(q, 1, 1)?;
-                self.table.start_run(q, x).ok_or(Error::Full)?;
+                self.table.start_run(q, x).ok_or(Full)?;
                 self.len = len;
                 self.charged += 1;
                 return Ok(());
@@ -311,7 +327,7 @@ impl Core {
             let enc = encode(x, copies, r);
             let charge = cost(copies, enc.len());
             self.room(self.table.next_free(q), enc.len(), charge)?;
-            let start = self.table.start_run(q, x).ok_or(Error::Full)?;
+            let start = self.table.start_run(q, x).ok_or(Full)?;
             for i in 1..enc.len() {
                 self.table.insert_into_run(q, start + i, start + i - 1, 0);
             }
@@ -325,12 +341,12 @@ impl Core {
             Found::Entry(at, count, len) => (at, count, len),
             Found::Absent(at) => (at, 0, 0),
         };
-        let new_count = old_count.checked_add(copies).ok_or(Error::Full)?;
+        let new_count = old_count.checked_add(copies).ok_or(Full)?;
         if copies == 1 && new_count <= 2 {
             // "x" or "x x": one more slot holding x, no counter to encode.
             self.room(at, 1, 1)?;
             if !self.table.insert_into_run(q, at + old_len, end, x) {
-                return Err(Error::Full);
+                return Err(Full);
             }
             self.len = len;
             self.charged += 1;
@@ -344,7 +360,7 @@ impl Core {
             if !self.table.insert_into_run(q, at + old_len + i, end + i, 0) {
                 // Only the first of several can fail, and `room` checked
                 // those.
-                return Err(Error::Full);
+                return Err(Full);
             }
         }
         self.write(at, &enc);
@@ -365,7 +381,7 @@ impl Core {
     ///
     /// As [`insert_fingerprint`](Self::insert_fingerprint).
     #[inline]
-    pub(crate) fn insert(&mut self, m: u64) -> Result<(), Error> {
+    pub(crate) fn insert(&mut self, m: u64) -> Result<(), Full> {
         self.insert_fingerprint(self.fingerprint(m), 1)
     }
 
@@ -425,11 +441,11 @@ impl Core {
     ///
     /// # Errors
     ///
-    /// [`Error::Full`] when the slots it needs would pass the maximum load
-    /// or the table's end, or the count would pass `u64::MAX`; nothing is
-    /// changed then.
+    /// [`Full`] when the slots it needs would pass the maximum load or the
+    /// table's end, or the count would pass `u64::MAX`; nothing is changed
+    /// then.
     #[inline]
-    pub(crate) fn insert_fingerprint(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+    pub(crate) fn insert_fingerprint(&mut self, f: u64, copies: u64) -> Result<(), Full> {
         #[cfg(target_arch = "x86_64")]
         if self.table.has_bmi2() {
             // SAFETY: the table found BMI2, BMI1, POPCNT and LZCNT on this CPU.
@@ -469,7 +485,7 @@ impl Core {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
-    unsafe fn insert_x86(&mut self, f: u64, copies: u64) -> Result<(), Error> {
+    unsafe fn insert_x86(&mut self, f: u64, copies: u64) -> Result<(), Full> {
         self.insert_impl::<true>(f, copies)
     }
 

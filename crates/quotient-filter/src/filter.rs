@@ -4,7 +4,7 @@ use std::hash::Hash;
 
 use filter_core::{Error, HasherProbe, KeyHasher, PortableHasher, mix64};
 
-use crate::core::{Core, MIN_REMAINDER_BITS};
+use crate::core::{Core, Full, MIN_REMAINDER_BITS};
 use crate::shape;
 
 /// A counting quotient filter: a set of keys with counts, no false
@@ -157,13 +157,14 @@ impl<S: KeyHasher> QuotientFilter<S> {
 
     pub(crate) fn insert_mixed(&mut self, m: u64) -> Result<(), Error> {
         match self.core.insert(m) {
-            Err(Error::Full) if self.growable => {
+            Ok(()) => Ok(()),
+            Err(Full) if self.growable => {
                 // Doubling makes room for as many slots again as were used,
                 // so one doubling is enough for one copy.
                 self.core = self.core.doubled("quotients").map_err(|_| Error::Full)?;
-                self.core.insert(m)
+                self.core.insert(m).map_err(Error::from)
             }
-            result => result,
+            Err(full) => Err(full.into()),
         }
     }
 
