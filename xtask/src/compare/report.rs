@@ -227,7 +227,7 @@ fn markdown(
 
     let _ = writeln!(out, "\n## Limits\n\n| filter | limit |\n| --- | --- |");
     for (name, limit) in LIMITS {
-        let _ = writeln!(out, "| `{name}` | {limit} |");
+        let _ = writeln!(out, "| {name} | {limit} |");
     }
 
     let _ = writeln!(out, "\n## Charts\n");
@@ -301,39 +301,39 @@ const LIMITS: [(&str, &str); 10] = [
         "bytes load on any machine under the default hasher; bytes written with another hasher load only under that hasher (`Err(HasherMismatch)`)",
     ),
     (
-        "BloomFilter, BlockedBloomFilter",
+        "`BloomFilter`, `BlockedBloomFilter`",
         "past the expected items the rate climbs silently; use `ScalableBloomFilter` when the size is unknown",
     ),
     (
-        "ScalableBloomFilter",
+        "`ScalableBloomFilter`",
         "memory grows with the set; a memory limit, if set, turns into `Err`",
     ),
     (
-        "CountingBloomFilter, BlockedCountingBloomFilter",
+        "`CountingBloomFilter`, `BlockedCountingBloomFilter`",
         "counters saturate at 15: such a key's count stays 15 and it stays present after removes",
     ),
     (
-        "DLeftCountingBloomFilter",
+        "`DLeftCountingBloomFilter`",
         "`Err(Full)` when every candidate bucket of a key is full (sized so that this does not happen before the expected items)",
     ),
     (
-        "CuckooFilter",
+        "`CuckooFilter`",
         "`Err(Full)` near 97 % load, nothing lost; at most 8 copies of one key (`Err(TooManyCopies)`); rates below 0.012 % refused",
     ),
     (
-        "ScalableCuckooFilter",
+        "`ScalableCuckooFilter`",
         "holds up to about 21,845 times its initial items, then `Err(Full)`; rates below about 0.1 % refused",
     ),
     (
-        "QuotientFilter",
+        "`QuotientFilter`",
         "`Err(Full)` past its maximum load unless grown (`grow`, or the growable mode)",
     ),
     (
-        "Xor8, Xor16, BinaryFuse8, BinaryFuse16",
+        "`Xor8`, `Xor16`, `BinaryFuse8`, `BinaryFuse16`",
         "static: built once from all keys, rates fixed at 2^-8 or 2^-16",
     ),
     (
-        "Ribbon",
+        "`Ribbon`",
         "static: built once from all keys; any rate down to 2^-32",
     ),
 ];
