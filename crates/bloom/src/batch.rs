@@ -15,7 +15,7 @@ use std::hash::Hash;
 use filter_core::batch::{BatchContains, BatchInsert, Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::prefetch::prefetch;
 use filter_core::probes::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
-use filter_core::{Error, KeyHasher, mix64};
+use filter_core::{Error, KeyHasher};
 
 use crate::block::Probe;
 use crate::classic::WORD_BITS;
@@ -56,11 +56,6 @@ impl<S: KeyHasher> BatchContains for BloomFilter<S> {
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
     }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
-    }
 }
 
 impl<S: KeyHasher> BatchInsert for BloomFilter<S> {
@@ -95,11 +90,6 @@ impl<S: KeyHasher> BatchContains for BlockedBloomFilter<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 

@@ -561,11 +561,6 @@ impl<S: KeyHasher> BatchContains for ScalableBloomFilter<S> {
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
     }
-
-    #[inline]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
-    }
 }
 
 /// `insert_batch` and `insert_hash_batch`: the inserts of

@@ -19,7 +19,7 @@ use std::hash::Hash;
 use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::prefetch::prefetch;
 use filter_core::probes::{CubicProbes, HashedProbes, LinearProbes, ProbeSequence};
-use filter_core::{BatchContains, BatchInsert, BatchRemove, Error, KeyHasher, mix64, reduce};
+use filter_core::{BatchContains, BatchInsert, BatchRemove, Error, KeyHasher, reduce};
 
 use crate::counter_block::words;
 use crate::counters::locate;
@@ -55,11 +55,6 @@ impl<S: KeyHasher> BatchContains for CountingBloomFilter<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 
@@ -105,11 +100,6 @@ impl<S: KeyHasher> BatchContains for BlockedCountingBloomFilter<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 

@@ -17,7 +17,7 @@
 use std::hash::Hash;
 
 use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
-use filter_core::{BatchContains, BatchInsert, BatchRemove, Error, KeyHasher, mix64};
+use filter_core::{BatchContains, BatchInsert, BatchRemove, Error, KeyHasher};
 
 use crate::CuckooFilter;
 use crate::table::SLOTS;
@@ -93,11 +93,6 @@ impl<S: KeyHasher> BatchContains for CuckooFilter<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 

@@ -451,9 +451,13 @@ pub trait BatchContains: Lookahead + Sized {
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64;
 
     /// The value [`Lookahead::lookup_hash`] takes for the 64-bit hash
-    /// `hash` (what `contains_hash` is given).
+    /// `hash` (what `contains_hash` is given): by default its mix, the
+    /// mixed hash every filter takes positions from (see [`crate::hash`]).
     #[doc(hidden)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64;
+    #[inline(always)]
+    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
+        crate::hash::mix64(hash)
+    }
 
     /// Whether each item of `items` may be present, in order: the answers
     /// of `contains`, item by item. Use it when the items are known up

@@ -5,7 +5,7 @@
 use std::hash::Hash;
 
 use filter_core::batch::{BatchContains, BatchInsert, BatchRemove, Lookahead, PREFETCH_MIN_BYTES};
-use filter_core::{Error, KeyHasher, mix64};
+use filter_core::{Error, KeyHasher};
 
 use crate::QuotientFilter;
 
@@ -29,11 +29,6 @@ impl<S: KeyHasher> BatchContains for QuotientFilter<S> {
     #[inline]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 

@@ -18,7 +18,7 @@ use std::hash::Hash;
 
 use filter_core::batch::{BatchContains, BatchInsert, BatchRemove, Lookahead, PREFETCH_MIN_BYTES};
 use filter_core::prefetch::prefetch;
-use filter_core::{Error, KeyHasher, mix64};
+use filter_core::{Error, KeyHasher};
 
 use super::DLeftCountingBloomFilter;
 use super::table::LINE_WORDS;
@@ -47,11 +47,6 @@ impl<S: KeyHasher> BatchContains for DLeftCountingBloomFilter<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.mixed(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::hash::Hash;
 
 use filter_core::batch::{Lookahead, PREFETCH_MIN_BYTES};
-use filter_core::{BatchContains, KeyHasher, mix64};
+use filter_core::{BatchContains, KeyHasher};
 
 use super::Ribbon;
 
@@ -29,10 +29,5 @@ impl<S: KeyHasher> BatchContains for Ribbon<S> {
     #[inline(always)]
     fn batch_hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hasher.mixed_hash(item)
-    }
-
-    #[inline(always)]
-    fn batch_hash_of_hash(&self, hash: u64) -> u64 {
-        mix64(hash)
     }
 }
