@@ -52,11 +52,11 @@
 //! digits drawn from the fingerprint links every part of a stage with
 //! every other, as the [`Flat`] offsets do in a plain table: an item's
 //! other bucket lies in half the stage (the roots of the other parity),
-//! chosen by its fingerprint. Measured (`stage_loads_at_first_full` in
-//! `scalable.rs`, grown from 1,000 items at 1 %): with the digits every
-//! stage first meets `Full` at the load a plain table of its bucket count
-//! does, about 97.5 %; with the complement every stage after the first
-//! met it at 87 % to 92 %.
+//! chosen by its fingerprint. With the digits every stage first meets
+//! `Full` at the load a plain table of its bucket count does (the test
+//! `stages_fill_as_plain_tables_before_the_next_opens` in `scalable.rs`);
+//! with the complement, measured when the rule was chosen, every stage
+//! after the first met it several percent lower.
 //!
 //! A large stage keeps `c(v)·4^L + T_L(v)` for every fingerprint value,
 //! by the same rule and for the same reason as a plain table keeps its
@@ -70,13 +70,6 @@ pub(crate) const SUFFIX_BITS: u32 = 2 * (crate::MAX_STAGES as u32 - 1);
 
 // Two suffix bits per stage: each bucket is split in four in the next.
 const _: () = assert!(crate::GROWTH == 4);
-
-/// Test-only: the complement rule (`T_L` all ones, whatever the
-/// fingerprint) instead of the fingerprint's digits, for the measurement
-/// that compares them (`scalable::tests::stage_loads_at_first_full`).
-#[cfg(test)]
-pub(crate) static COMPLEMENT_FOR_MEASUREMENT: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
 
 /// The alternate-bucket rule of stage `level` of a scalable filter whose
 /// first stage has `root_buckets` buckets (see the module docs).
@@ -131,12 +124,6 @@ impl Nested {
     fn code(&self, fingerprint: u64) -> usize {
         let digits = filter_core::mix64(fingerprint) & ((1 << SUFFIX_BITS) - 1);
         let suffix = (digits >> (SUFFIX_BITS - self.suffix_bits)) as usize;
-        #[cfg(test)]
-        let suffix = if COMPLEMENT_FOR_MEASUREMENT.load(std::sync::atomic::Ordering::Relaxed) {
-            self.suffix_mask
-        } else {
-            suffix
-        };
         (self.root.alt_offset(fingerprint) << self.suffix_bits) | suffix
     }
 }

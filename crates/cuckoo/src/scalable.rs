@@ -671,7 +671,6 @@ impl<S: KeyHasher> Eq for ScalableCuckooFilter<S> {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CuckooFilter;
 
     /// How many stages report the item of mixed hash `mixed`.
     fn stages_reporting<S>(filter: &ScalableCuckooFilter<S>, mixed: u64) -> usize {
@@ -749,47 +748,35 @@ mod tests {
         }
     }
 
-    /// The measurement behind the suffix rule (`nested.rs`): each stage's
-    /// load when it first returned `Full` (the next stage opened), grown
-    /// from 1,000 items at 1 %, with the fingerprint's digits and with the
-    /// complement rule, beside a `CuckooFilter` of each stage's bucket
-    /// count filled to its first `Full`. Run with
-    /// `cargo test --release -p cuckoo --lib stage_loads_at_first_full -- --ignored --nocapture`.
+    /// The promise behind the suffix rule (`nested.rs`): every stage of a
+    /// grown filter first returns `Full` at about the load a plain
+    /// `CuckooFilter` of its bucket count does. A rule that split large
+    /// stages into small tables between which items cannot move (the
+    /// complement rule the module docs describe) fills its fullest small
+    /// table first and opens the next stage far below that.
+    ///
+    /// Tolerance: a plain table of four-slot buckets first fails near
+    /// 97.5 % load; stages 1 to 5 here hold 448 to 114,688 slots, and the
+    /// load at first `Full` varies by about a percent between key sets at
+    /// these sizes, so 93 % leaves room for chance. The complement rule
+    /// fails it already at stage 1 (checked by hand when this test was
+    /// written), and lower at each later stage.
     #[test]
-    #[ignore = "a measurement of a minute or so; its figures are in the commit"]
-    fn stage_loads_at_first_full() {
-        use crate::nested::COMPLEMENT_FOR_MEASUREMENT;
-        use std::sync::atomic::Ordering;
-        for complement in [false, true] {
-            COMPLEMENT_FOR_MEASUREMENT.store(complement, Ordering::Relaxed);
-            let mut filter = ScalableCuckooFilter::with_fpr(1_000, 0.01).unwrap();
-            let mut key = 0u64;
-            while filter.stages() < MAX_STAGES {
-                filter.insert_hash(key).unwrap();
-                key += 1;
-            }
-            let loads: Vec<String> = filter.stages[..MAX_STAGES - 1]
-                .iter()
-                .map(|s| format!("{:.4}", s.len as f64 / (s.table.buckets() * SLOTS) as f64))
-                .collect();
-            println!("complement {complement}: {}", loads.join(" "));
+    fn stages_fill_as_plain_tables_before_the_next_opens() {
+        let mut filter = ScalableCuckooFilter::with_fpr(100, 0.01).unwrap();
+        let mut key = 0u64;
+        while filter.stages() < 7 {
+            filter.insert_hash(key).unwrap();
+            key += 1;
         }
-        COMPLEMENT_FOR_MEASUREMENT.store(false, Ordering::Relaxed);
-        let root = ScalableCuckooFilter::with_fpr(1_000, 0.01)
-            .unwrap()
-            .root_buckets;
-        let plain: Vec<String> = (0..MAX_STAGES - 1)
-            .map(|index| {
-                let mut f = CuckooFilter::with_buckets(root << (2 * index), 13).unwrap();
-                let mut key = 0u64;
-                while !f.is_full() {
-                    f.insert_hash(key).unwrap();
-                    key += 1;
-                }
-                format!("{:.4}", f.len() as f64 / f.slots() as f64)
-            })
-            .collect();
-        println!("plain tables: {}", plain.join(" "));
+        for (index, stage) in filter.stages[1..6].iter().enumerate() {
+            let load = stage.len as f64 / (stage.table.buckets() * SLOTS) as f64;
+            assert!(
+                load > 0.93,
+                "stage {}: first Full at load {load:.4}",
+                index + 1
+            );
+        }
     }
 
     #[test]
