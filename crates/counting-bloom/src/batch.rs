@@ -6,7 +6,7 @@
 //!
 //! The batch engine works on mixed hashes, as the filters do: a key's is
 //! its hasher's [`mixed_hash`](KeyHasher::mixed_hash), a 64-bit hash's is
-//! its [`mix64`], so batched answers and counters are exactly those of the
+//! its [`mix64`](filter_core::mix64), so batched answers and counters are exactly those of the
 //! one-by-one methods.
 //!
 //! Why the classic layout answers in chunks at every size and the blocked
