@@ -119,6 +119,10 @@ pub(crate) struct Core {
     /// an encoding takes a slot more than its count (remainder 0 counted
     /// 3 or 4 times).
     charged: usize,
+    /// Entries whose count is encoded as a counter (3 copies or more).
+    /// While there are none, every run's slots are plain remainders in
+    /// non-decreasing order, and a lookup needs no check for counters.
+    counters: usize,
 }
 
 /// Why an insert fails: the slots it needs would pass the maximum load or
@@ -168,6 +172,7 @@ impl Core {
             max_used: shape.max_used(),
             len: 0,
             charged: 0,
+            counters: 0,
         })
     }
 
@@ -245,15 +250,12 @@ impl Core {
     #[inline(always)]
     fn count_impl<const BMI2: bool>(&self, m: u64) -> u64 {
         let (q, x) = self.split(self.fingerprint(m));
-        if !self.table.is_occupied(q) {
-            return 0;
-        }
-        let (start, end) = self.run_of::<BMI2>(q);
-        match self.table.plain_equal(start, end, x) {
+        match self.table.lookup::<BMI2>(q, x, self.counters != 0) {
             // "x" or "x x": as many slots as copies.
             Some(n @ 0..=2) => u64::from(n),
-            // Remainder 0 counted 3 times ("0 0 0 0"), or a counter.
-            _ => self.count_in_run(x, start, end),
+            // Remainder 0 counted 3 times ("0 0 0 0"), a counter, or a run
+            // away from home.
+            _ => self.count_slow::<BMI2>(q, x),
         }
     }
 
@@ -264,13 +266,9 @@ impl Core {
         // The run usually ends near q: its remainder's line loads while the
         // metadata's does, not after.
         self.table.prefetch_slot(q);
-        if !self.table.is_occupied(q) {
-            return false;
-        }
-        let (start, end) = self.run_of::<BMI2>(q);
-        match self.table.plain_equal(start, end, x) {
+        match self.table.lookup::<BMI2>(q, x, self.counters != 0) {
             Some(n) => n != 0,
-            None => self.find_in_run(x, start, end),
+            None => self.contains_slow::<BMI2>(q, x),
         }
     }
 
@@ -283,18 +281,27 @@ impl Core {
         }
     }
 
-    /// The count of remainder `x` in the run `start..=end`.
+    /// The count of remainder `x` under quotient `q`, by the general path.
     #[inline(never)]
-    fn count_in_run(&self, x: u64, start: usize, end: usize) -> u64 {
+    fn count_slow<const BMI2: bool>(&self, q: usize, x: u64) -> u64 {
+        if !self.table.is_occupied(q) {
+            return 0;
+        }
+        let (start, end) = self.run_of::<BMI2>(q);
         match self.find(x, start, end) {
             Found::Entry(_, count, _) => count,
             Found::Absent(_) => 0,
         }
     }
 
-    /// Whether remainder `x` has an entry in the run `start..=end`.
+    /// Whether remainder `x` has an entry under quotient `q`, by the
+    /// general path.
     #[inline(never)]
-    fn find_in_run(&self, x: u64, start: usize, end: usize) -> bool {
+    fn contains_slow<const BMI2: bool>(&self, q: usize, x: u64) -> bool {
+        if !self.table.is_occupied(q) {
+            return false;
+        }
+        let (start, end) = self.run_of::<BMI2>(q);
         matches!(self.find(x, start, end), Found::Entry(..))
     }
 
@@ -334,6 +341,7 @@ impl Core {
             self.write(start, &enc);
             self.len = len;
             self.charged += charge;
+            self.counters += usize::from(copies >= 3);
             return Ok(());
         }
         let (start, end) = self.run_of::<BMI2>(q);
@@ -366,6 +374,7 @@ impl Core {
         self.write(at, &enc);
         self.len = len;
         self.charged = self.charged - old_cost + new_cost;
+        self.counters = self.counters + usize::from(new_count >= 3) - usize::from(old_count >= 3);
         Ok(())
     }
 
@@ -410,6 +419,7 @@ impl Core {
             }
             self.write(at, &enc);
             self.charged = self.charged - cost(count, old_len) + cost(count - 1, enc.len());
+            self.counters -= usize::from(count == 3);
         }
         self.len -= 1;
         true
@@ -545,6 +555,7 @@ impl Core {
             }
             let enc = encode(x, count, r);
             core.charged += cost(count, enc.len());
+            core.counters += usize::from(count >= 3);
             if cursor + enc.len() > slots || core.charged > core.max_used {
                 return Err(Error::Full);
             }
@@ -631,6 +642,7 @@ impl Core {
         let mut loaded = Core {
             max_used: shape.max_used(),
             charged: 0,
+            counters: 0,
             space: shape
                 .space()
                 .ok_or_else(|| Error::corrupt("fingerprint space past 2^64"))?,
@@ -656,6 +668,7 @@ impl Core {
         })?;
         loaded.table.set_used(rebuilt.table.used());
         loaded.charged = rebuilt.charged;
+        loaded.counters = rebuilt.counters;
         if rebuilt != loaded {
             return Err(Error::corrupt(
                 "the table's metadata, counters or free slots are not those its entries give",
