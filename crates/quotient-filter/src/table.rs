@@ -334,11 +334,13 @@ impl Table {
         let bit = (p & 63) * r;
         let w = (p >> 6) * self.stride + 2 + bit / 64;
         let shift = bit % 64;
-        self.words[w] = (self.words[w] & !(mask << shift)) | (v << shift);
-        if shift + r > 64 {
-            let high = 64 - shift;
-            self.words[w + 1] = (self.words[w + 1] & !(mask >> high)) | (v >> high);
-        }
+        // Two whole words, as `get` reads them, with no branch on whether
+        // the slot crosses into the second (the next block's first word, or
+        // the pad, written back unchanged when it does not).
+        let pair = u128::from(self.words[w]) | u128::from(self.words[w + 1]) << 64;
+        let pair = (pair & !(u128::from(mask) << shift)) | u128::from(v) << shift;
+        self.words[w] = pair as u64;
+        self.words[w + 1] = (pair >> 64) as u64;
     }
 
     /// The remainder in slot `i` of the block whose words start at `base`,
@@ -707,8 +709,10 @@ impl Table {
     /// Opens an empty slot at `pos` for the run of quotient `q` (which must
     /// start at or before `pos` and end at or after `pos − 1`, or be about
     /// to start at `pos`): shifts the slots from `pos` to the first free
-    /// slot one to the right, with their run-end bits. The new slot holds 0
-    /// and no run end. The caller checked [`has_room`](Self::has_room).
+    /// slot one to the right, with their run-end bits. The new slot has no
+    /// run end, and its remainder is for the caller to write (it may hold
+    /// the one moved out of it). The caller checked
+    /// [`has_room`](Self::has_room).
     #[inline(always)]
     fn open_slot(&mut self, q: usize, pos: usize) -> bool {
         let e = self.first_empty(pos);
@@ -720,27 +724,45 @@ impl Table {
         }
         // Runs of quotients below each block from q + 1 to e now take one
         // more of its slots.
-        for b in (q >> 6) + 1..=(e >> 6) {
+        // A `while`, not an inclusive range: this loop usually runs no
+        // times, and the range's bookkeeping cost more than its body.
+        let mut b = (q >> 6) + 1;
+        while b <= e >> 6 {
             if self.offsets[b] < SATURATED {
                 self.offsets[b] += 1;
             }
+            b += 1;
         }
         self.used += 1;
         true
     }
 
     /// Moves slots `pos..e` to `pos + 1..=e` (remainders and run ends)
-    /// and clears slot `pos`: a block at a time, a word at a time.
+    /// and clears slot `pos`'s run end, leaving its remainder for the
+    /// caller to write: a block at a time, a word at a time.
     #[inline(always)]
     fn shift_right(&mut self, pos: usize, e: usize) {
         let (first, last) = (pos >> 6, e >> 6);
+        if first == last {
+            // The usual case, without the carries between blocks.
+            let (lo, hi) = (pos & 63, e & 63);
+            self.shift_remainders_up(first, lo, hi);
+            let w = &mut self.words[first * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            *w = (*w & !range) | (((*w & range) << 1) & range);
+            return;
+        }
         let (mut rem, mut end) = (0, false);
         for b in first..=last {
             let lo = if b == first { pos & 63 } else { 0 };
             let hi = if b == last { e & 63 } else { 63 };
-            let rem_out = self.get(b * 64 + hi);
+            // Slot e is free: the last block shifts nothing out. Slot pos
+            // keeps its value, for the caller to overwrite.
+            let rem_out = if b < last { self.get(b * 64 + hi) } else { 0 };
             self.shift_remainders_up(b, lo, hi);
-            self.set(b * 64 + lo, rem);
+            if b > first {
+                self.set(b * 64 + lo, rem);
+            }
             rem = rem_out;
             let w = &mut self.words[b * self.stride + 1];
             let range = mask_from(lo) & mask_through(hi);
@@ -859,7 +881,8 @@ impl Table {
         if pos == end && start < end {
             self.set_runend(pos - 1, true);
         }
-        for b in (q >> 6) + 1..=(last >> 6) {
+        let mut b = (q >> 6) + 1;
+        while b <= last >> 6 {
             if self.offsets[b] < SATURATED {
                 self.offsets[b] -= 1;
             } else {
@@ -869,6 +892,7 @@ impl Table {
                 let exact = self.offset_slow(b);
                 self.offsets[b] = exact.min(usize::from(SATURATED)) as u8;
             }
+            b += 1;
         }
         self.used -= 1;
     }
@@ -878,11 +902,22 @@ impl Table {
     #[inline(always)]
     fn shift_left(&mut self, pos: usize, last: usize) {
         let (first, end_block) = (pos >> 6, last >> 6);
+        if first == end_block {
+            // The usual case, without the carries between blocks.
+            let (lo, hi) = (pos & 63, last & 63);
+            self.shift_remainders_down(first, lo, hi);
+            self.set(last, 0);
+            let w = &mut self.words[first * self.stride + 1];
+            let range = mask_from(lo) & mask_through(hi);
+            *w = (*w & !range) | (((*w & range) >> 1) & range);
+            return;
+        }
         let (mut rem, mut end) = (0, false);
         for b in (first..=end_block).rev() {
             let lo = if b == first { pos & 63 } else { 0 };
             let hi = if b == end_block { last & 63 } else { 63 };
-            let rem_out = self.get(b * 64 + lo);
+            // The first block's slot pos is the one removed.
+            let rem_out = if b > first { self.get(b * 64 + lo) } else { 0 };
             self.shift_remainders_down(b, lo, hi);
             self.set(b * 64 + hi, rem);
             rem = rem_out;
@@ -1048,7 +1083,8 @@ mod tests {
                 let after: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
                 let mut want = before.clone();
                 want.remove(e);
-                want.insert(pos, 0);
+                // Slot pos keeps its remainder, for the caller to write.
+                want.insert(pos, before[pos]);
                 assert_eq!(after, want, "right r {r} pos {pos} e {e}");
                 t.shift_left(pos, e);
                 let back: Vec<u64> = (0..192).map(|p| t.get(p)).collect();
