@@ -44,7 +44,8 @@
 //! without bounds checks (one test of the block instead, and the run's
 //! bounds from the selects), and skips the check for counters while the
 //! filter holds none (the core keeps a tally of its counters): every run is
-//! then plain, and the check was a sixth of a lookup's instructions.
+//! then plain. Each of the two was a tenth or more of a lookup's
+//! instructions.
 //!
 //! Only tables larger than a core's cache get prefetch hints: in cache the
 //! hints are instructions for nothing.
@@ -254,9 +255,8 @@ impl Table {
         filter_core::prefetch::prefetch(&self.words, w + 2 + (q & 63) * self.r as usize / 64);
     }
 
-    /// Word `i`, without a bounds check, for the lookup path, where the
-    /// checks are a fifth of the instructions and lookups are bound by
-    /// instruction throughput.
+    /// Word `i`, without a bounds check, for the lookup path, which is
+    /// bound by the instructions it runs (see the module docs).
     ///
     /// # Safety
     ///
@@ -368,7 +368,7 @@ impl Table {
         let bit = (start & 63) * r;
         let w = (start >> 6) * self.stride + 2 + bit / 64;
         // SAFETY: `start`'s block is below `blocks` (checked above), and
-        // `bit / 64 <= 63 * r / 64 < r`, so `w + 1 <= (start >> 6 + 1) *
+        // `bit / 64 <= 63 * r / 64 < r`, so `w + 1 <= ((start >> 6) + 1) *
         // stride <= blocks * stride < words.len()` (the pad follows).
         let pair = unsafe { u128::from(self.word(w)) | u128::from(self.word(w + 1)) << 64 };
         let mask = u64::MAX >> (64 - n * r);
