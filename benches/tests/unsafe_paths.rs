@@ -26,7 +26,8 @@
 //! width, through evictions, the victim slot and removes;
 //! `bloom`'s Parquet split-block kernel (AVX2 where detected);
 //! `quotient-filter`'s operations compiled for BMI2 and its `pdep` select,
-//! through inserts, counts, removes, merges and growth;
+//! through inserts, counts, removes, merges and growth, and the unchecked
+//! word reads of its lookup path (with and without counters stored);
 //! `xor-filter`'s unchecked slot reads (owned filters, views and
 //! partitioned builds) and `Ribbon`'s AVX2 lookup kernel and back substitution; the scalable filters'
 //! stages, which are the same kernels; `filter-core`'s call into its batch
@@ -279,6 +280,13 @@ fn quotient_filters() {
         for &h in &members {
             f.insert_hash(h).unwrap();
         }
+        // No counters yet: lookups take the plain path with unchecked
+        // reads, for members and for other keys (any answer is allowed
+        // for those; the reads must stay in bounds).
+        assert!(members.iter().all(|&h| f.contains_hash(h)), "{items}");
+        let others = hashes(items as u64 + 1, items);
+        let false_hits = others.iter().filter(|&&h| f.contains_hash(h)).count();
+        assert!(false_hits < others.len(), "{items}");
         // Counts above 2 take the counter encoding.
         for _ in 0..5 {
             f.insert_hash(members[0]).unwrap();
