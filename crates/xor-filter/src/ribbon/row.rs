@@ -52,7 +52,7 @@ pub(crate) fn start_block(h: u64, starts: usize) -> usize {
 
 /// The key's 128 coefficients: bit `i` is the coefficient of slot
 /// `start + i`. Bit 0 is always set.
-#[inline(always)]
+#[cfg(test)]
 pub(crate) fn coefficients(h: u64) -> u128 {
     let low = h.wrapping_mul(COEFF_LOW);
     let high = h.wrapping_mul(COEFF_HIGH);
