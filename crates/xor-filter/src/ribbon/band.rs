@@ -93,28 +93,46 @@ struct Band {
 /// not yet taken a slot, as three parallel arrays, so that eliminating a
 /// column is a loop of masked xors that the compiler vectorizes. Bit `i`
 /// of an equation's coefficients is that of slot `32 × block + i`.
+///
+/// The first `len` entries are the equations; the arrays are longer, by a
+/// multiple of [`LANES`], and hold zeros past `len` (an equation with no
+/// coefficients, which no pass changes), so that passes run over whole
+/// vectors and the first [`LANES`] entries can always be read.
 #[derive(Default)]
 struct Pending {
     low: Vec<u64>,
     high: Vec<u64>,
     fingerprints: Vec<u64>,
+    len: usize,
 }
+
+/// Equations a pass takes at once (four 64-bit lanes of AVX2).
+const LANES: usize = 4;
 
 impl Pending {
     fn clear(&mut self) {
-        self.low.clear();
-        self.high.clear();
-        self.fingerprints.clear();
+        self.len = 0;
+        for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
+            words.clear();
+            words.resize(8 * LANES, 0);
+        }
     }
 
     /// Adds the equation of the key of equation hash `h`, whose band starts
     /// at the block being swept.
     #[inline(always)]
     fn push(&mut self, h: u64) {
+        if self.len + LANES >= self.low.len() {
+            let longer = 2 * self.low.len() + LANES;
+            for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
+                words.resize(longer, 0);
+            }
+        }
         let (low, high) = row::coefficient_words(h);
-        self.low.push(low);
-        self.high.push(high);
-        self.fingerprints.push(row::fingerprint(h));
+        self.low[self.len] = low;
+        self.high[self.len] = high;
+        self.fingerprints[self.len] = row::fingerprint(h);
+        self.len += 1;
     }
 
     /// Moves on to the next block: the coefficients of the block just swept
@@ -124,7 +142,7 @@ impl Pending {
     #[inline(always)]
     fn next_block(&mut self) -> Option<()> {
         let mut kept = 0;
-        for i in 0..self.low.len() {
+        for i in 0..self.len {
             let (low, high, fingerprint) = (self.low[i], self.high[i], self.fingerprints[i]);
             let (low, high) = (low >> BLOCK | high << BLOCK, high >> BLOCK);
             if low | high == 0 {
@@ -138,9 +156,10 @@ impl Pending {
             self.fingerprints[kept] = fingerprint;
             kept += 1;
         }
-        self.low.truncate(kept);
-        self.high.truncate(kept);
-        self.fingerprints.truncate(kept);
+        for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
+            words[kept..self.len].fill(0);
+        }
+        self.len = kept;
         Some(())
     }
 
@@ -150,18 +169,31 @@ impl Pending {
     /// that has it; `None` when no equation has it (a free slot).
     #[inline(always)]
     fn eliminate(&mut self, column: usize) -> Option<[u64; 3]> {
-        let first = self.low.iter().position(|&low| (low >> column) & 1 != 0)?;
-        let pivot = [
-            self.low.swap_remove(first),
-            self.high.swap_remove(first),
-            self.fingerprints.swap_remove(first),
-        ];
-        // The equations before `first` lack the coefficient.
-        let low = &mut self.low[first..];
-        let high = &mut self.high[first..];
-        let fingerprints = &mut self.fingerprints[first..];
+        // The first of the first four that has the coefficient, found
+        // without a branch; only when none has it (one time in sixteen)
+        // a scan.
+        let has = |low: u64| (low >> column) & 1;
+        let four = (0..LANES).fold(0, |bits, i| bits | has(self.low[i]) << i);
+        let first = if four != 0 {
+            four.trailing_zeros() as usize
+        } else {
+            self.low[..self.len].iter().position(|&low| has(low) != 0)?
+        };
+        let pivot = [self.low[first], self.high[first], self.fingerprints[first]];
+        // The last equation takes the pivot's place.
+        let last = self.len - 1;
+        for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
+            words[first] = words[last];
+            words[last] = 0;
+        }
+        self.len = last;
+        // Whole vectors: the zeros past `len` stay zeros.
+        let end = last.div_ceil(LANES) * LANES;
+        let low = &mut self.low[..end];
+        let high = &mut self.high[..end];
+        let fingerprints = &mut self.fingerprints[..end];
         for ((low, high), fingerprint) in low.iter_mut().zip(high).zip(fingerprints) {
-            let mask = 0u64.wrapping_sub((*low >> column) & 1);
+            let mask = 0u64.wrapping_sub(has(*low));
             *low ^= mask & pivot[0];
             *high ^= mask & pivot[1];
             *fingerprint ^= mask & pivot[2];
@@ -248,7 +280,7 @@ impl Band {
             keys += self.block(block, &[])?;
         }
         self.pending.next_block()?;
-        debug_assert!(self.pending.low.is_empty());
+        debug_assert_eq!(self.pending.len, 0);
         Some(keys)
     }
 
