@@ -38,10 +38,11 @@
 //!
 //! Per key: 8 bytes (the sorted mixed hashes); per slot: 16 (coefficients)
 //! and 8 (fingerprint); per block: 8 (where its hashes end). With about
-//! 1.05–1.1 slots per key that is about 35 bytes per key, plus the mixed hashes `from_keys` holds (8) and the
-//! solution (the filter's size, and up to two bytes a slot while it is
-//! solved),
-//! allocated after the sorted hashes are freed.
+//! 1.05–1.1 slots per key that is about 35 bytes per key, plus the mixed
+//! hashes `from_keys` holds (8) and the solution (the filter's size, and up
+//! to two bytes a slot while it is solved), allocated after the sorted
+//! hashes are freed. The slots' table is written once, in order, and never
+//! zeroed or reset: a retry overwrites it.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
