@@ -164,42 +164,100 @@ impl Pending {
         Some(())
     }
 
-    /// Eliminates column `column` of the block: takes out the first
-    /// equation with that coefficient (the column's pivot, returned as
-    /// low, high and fingerprint words) and xors it into every other one
-    /// that has it; `None` when no equation has it (a free slot).
+    /// Takes out the first equation whose low word `has` maps to 1 (the
+    /// first of the first four found without a branch; only when none of
+    /// them has it, a scan), or `None`. The last equation takes its place.
     #[inline(always)]
-    fn eliminate(&mut self, column: usize) -> Option<[u64; 3]> {
-        // The first of the first four that has the coefficient, found
-        // without a branch; only when none has it (one time in sixteen)
-        // a scan.
-        let has = |low: u64| (low >> column) & 1;
+    fn take_first(&mut self, has: impl Fn(u64) -> u64) -> Option<[u64; 3]> {
         let four = (0..LANES).fold(0, |bits, i| bits | has(self.low[i]) << i);
         let first = if four != 0 {
             four.trailing_zeros() as usize
         } else {
             self.low[..self.len].iter().position(|&low| has(low) != 0)?
         };
-        let pivot = [self.low[first], self.high[first], self.fingerprints[first]];
-        // The last equation takes the pivot's place.
+        let taken = [self.low[first], self.high[first], self.fingerprints[first]];
         let last = self.len - 1;
         for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
             words[first] = words[last];
             words[last] = 0;
         }
         self.len = last;
-        // Whole vectors: the zeros past `len` stay zeros.
-        let end = last.div_ceil(LANES) * LANES;
-        let low = &mut self.low[..end];
-        let high = &mut self.high[..end];
-        let fingerprints = &mut self.fingerprints[..end];
+        Some(taken)
+    }
+
+    /// The pending arrays up to the last whole vector: the zeros past
+    /// `len` stay zeros under any pass.
+    #[inline(always)]
+    fn vectors(&mut self) -> (&mut [u64], &mut [u64], &mut [u64]) {
+        let end = self.len.div_ceil(LANES) * LANES;
+        (
+            &mut self.low[..end],
+            &mut self.high[..end],
+            &mut self.fingerprints[..end],
+        )
+    }
+
+    /// Eliminates columns `column` and `column + 1` of the block: for
+    /// each, takes out the first equation with that coefficient (the
+    /// column's pivot: its low, high and fingerprint words) and xors it
+    /// into every other one that has it, both columns in one pass; `None`
+    /// for a column no equation has (a free slot).
+    ///
+    /// The second pivot is the first equation with coefficient `column +
+    /// 1` once the first pivot is xored in where it goes, which the pass
+    /// does first for each equation.
+    #[inline(always)]
+    fn eliminate_two(&mut self, column: usize) -> [Option<[u64; 3]>; 2] {
+        let has = |low: u64| (low >> column) & 1;
+        let Some(p) = self.take_first(has) else {
+            return [None, self.eliminate(column + 1)];
+        };
+        let next = column + 1;
+        // Coefficient `next` after the first pivot is xored in.
+        let has_next = |low: u64| ((low >> next) ^ (has(low) & (p[0] >> next))) & 1;
+        let Some(q) = self.take_first(has_next) else {
+            self.pass(column, p);
+            return [Some(p), None];
+        };
+        let mask = 0u64.wrapping_sub(has(q[0]));
+        let q = [
+            q[0] ^ (mask & p[0]),
+            q[1] ^ (mask & p[1]),
+            q[2] ^ (mask & p[2]),
+        ];
+        let (low, high, fingerprints) = self.vectors();
         for ((low, high), fingerprint) in low.iter_mut().zip(high).zip(fingerprints) {
             let mask = 0u64.wrapping_sub(has(*low));
+            *low ^= mask & p[0];
+            *high ^= mask & p[1];
+            *fingerprint ^= mask & p[2];
+            let mask = 0u64.wrapping_sub((*low >> next) & 1);
+            *low ^= mask & q[0];
+            *high ^= mask & q[1];
+            *fingerprint ^= mask & q[2];
+        }
+        [Some(p), Some(q)]
+    }
+
+    /// Eliminates column `column` alone: as [`Pending::eliminate_two`]
+    /// for one column.
+    #[inline(always)]
+    fn eliminate(&mut self, column: usize) -> Option<[u64; 3]> {
+        let pivot = self.take_first(|low| (low >> column) & 1)?;
+        self.pass(column, pivot);
+        Some(pivot)
+    }
+
+    /// Xors `pivot` into every pending equation with coefficient `column`.
+    #[inline(always)]
+    fn pass(&mut self, column: usize, pivot: [u64; 3]) {
+        let (low, high, fingerprints) = self.vectors();
+        for ((low, high), fingerprint) in low.iter_mut().zip(high).zip(fingerprints) {
+            let mask = 0u64.wrapping_sub((*low >> column) & 1);
             *low ^= mask & pivot[0];
             *high ^= mask & pivot[1];
             *fingerprint ^= mask & pivot[2];
         }
-        Some(pivot)
     }
 }
 
@@ -296,20 +354,23 @@ impl Band {
             self.pending.push(h);
         }
         let mut placed = 0;
-        for column in 0..BLOCK {
-            self.rows.push(match self.pending.eliminate(column) {
-                Some([low, high, fingerprint]) => {
-                    placed += 1;
-                    // The row's coefficients start at its own slot.
-                    let coefficients = (u128::from(low) | u128::from(high) << 64) >> column;
-                    [
-                        coefficients as u64,
-                        (coefficients >> 64) as u64,
-                        fingerprint,
-                    ]
-                }
-                None => [0; 3],
-            });
+        for column in (0..BLOCK).step_by(2) {
+            let pivots = self.pending.eliminate_two(column);
+            for (column, pivot) in (column..).zip(pivots) {
+                self.rows.push(match pivot {
+                    Some([low, high, fingerprint]) => {
+                        placed += 1;
+                        // The row's coefficients start at its own slot.
+                        let coefficients = (u128::from(low) | u128::from(high) << 64) >> column;
+                        [
+                            coefficients as u64,
+                            (coefficients >> 64) as u64,
+                            fingerprint,
+                        ]
+                    }
+                    None => [0; 3],
+                });
+            }
         }
         Some(placed)
     }
