@@ -569,10 +569,11 @@ mod tests {
         (rows, Some(keys))
     }
 
-    /// The sweep and key-by-key elimination in the keys' own order agree:
-    /// on whether the system has a solution, on the number of distinct
-    /// keys, and on the solution (the rows themselves may differ). Dense
-    /// shapes make some systems unsolvable; repeated keys are duplicates.
+    /// The sweep (both its compilations) and key-by-key elimination in the
+    /// keys' own order agree: on whether the system has a solution, on the
+    /// number of distinct keys, and on the solution (the rows themselves
+    /// may differ). Dense shapes make some systems unsolvable; repeated
+    /// keys are duplicates.
     #[test]
     fn the_sweep_solves_as_key_by_key_elimination() {
         let (mut solvable, mut unsolvable) = (0, 0);
@@ -591,8 +592,13 @@ mod tests {
             let mut sorted = vec![0; hashes.len()];
             let mut ends = Vec::new();
             sort_by_start(&hashes, 0, shape.starts(), &mut sorted, &mut ends);
+            // The sweep as dispatched (AVX2 where the CPU has it), then
+            // its body as any target compiles it: the same rows.
             let got = band.sweep(&sorted, &ends, shape);
             assert_eq!(got, expected, "set {set}");
+            let dispatched = band.rows.clone();
+            assert_eq!(band.sweep_any(&sorted, &ends, shape), got, "set {set}");
+            assert!(band.rows == dispatched, "set {set}");
             if got.is_none() {
                 unsolvable += 1;
                 continue;
