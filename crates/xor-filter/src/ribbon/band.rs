@@ -9,7 +9,8 @@
 //!    slot by slot, with the equations that cover the current slot and have
 //!    not yet found theirs (a few dozen): the first of them with a
 //!    coefficient for the slot takes it and is xored into the others that
-//!    have one, clearing it (see [`Band::sweep`]). Coefficients never leave
+//!    have one, clearing it; two slots share a pass over the pending
+//!    equations (see [`Band::sweep`]). Coefficients never leave
 //!    their band, so a pending equation is two 64-bit words and its
 //!    fingerprint, shifted by a block at each block boundary.
 //! 3. **Solve** from the last slot down: a slot's solution bit in a column
@@ -291,8 +292,9 @@ impl Band {
     /// column's pivot is the first pending equation with that coefficient,
     /// xored into the others that have it. Every equation covering a slot
     /// is pending when its column is swept, so the rows are written once,
-    /// in order, and never read back, and the work of a column is a pass
-    /// of independent xors over a few dozen equations, where eliminating
+    /// in order, and never read back, and the work of two columns is a
+    /// pass of independent xors over a few dozen equations
+    /// ([`Pending::eliminate_two`]), where eliminating
     /// one key at a time is a chain of dependent loads and shifts ending in
     /// a branch the CPU cannot predict. Gaussian elimination may take
     /// equations and pivots in any order: the slots that get an equation,
