@@ -85,6 +85,7 @@
 
 mod band;
 mod batch;
+mod pending;
 mod row;
 #[cfg(feature = "serde")]
 mod serde_impls;
