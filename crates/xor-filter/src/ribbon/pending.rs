@@ -27,6 +27,7 @@ pub(super) struct Pending {
 const LANES: usize = 4;
 
 impl Pending {
+    /// Empties the set, leaving zeroed room for a few vectors.
     pub(super) fn clear(&mut self) {
         self.len = 0;
         for words in [&mut self.low, &mut self.high, &mut self.fingerprints] {
