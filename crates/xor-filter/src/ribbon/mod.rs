@@ -42,8 +42,8 @@
 //!   into place; starts at block boundaries cost about one percent more
 //!   slots for the same chance that construction succeeds, which the
 //!   sizing in `shape.rs` includes, and longer eliminations (keys of one
-//!   block start at one slot), which `band.rs` offsets by eliminating two
-//!   keys at once.
+//!   block start at one slot), which `band.rs` makes cheap by sweeping the
+//!   slots in order with all pending equations at once.
 //! - **Fractional columns.** Blocks can hold different numbers of
 //!   columns: the first blocks store `r` bits per slot and the rest
 //!   `r + 1`, in the proportion that meets the target rate. So 1 % costs
@@ -65,11 +65,14 @@
 //! - **The first seed costs nothing at lookup.** Attempt 0 takes a key's
 //!   mixed hash as it is (it is uniform already); only a filter built with
 //!   a later seed mixes it again with that seed.
-//! - **Sorted construction.** Keys are bucketed by band start before
-//!   banding (one counting-sort pass), so the elimination walks its tables
-//!   in order instead of missing the cache for every key. Back
-//!   substitution with AVX2 solves all columns of a slot at once, one byte
-//!   a slot for up to eight columns, two for up to sixteen.
+//! - **Construction sweeps the table once.** Keys are ordered by start
+//!   block (a counting sort); banding then goes slot by slot, and each
+//!   slot's coefficient is eliminated from all pending equations (a few
+//!   dozen) in one vectorized pass of xors, instead of one key at a time
+//!   down a chain of dependent loads and unpredictable branches. The
+//!   solution is the one any elimination order gives. Back substitution
+//!   with AVX2 solves all columns of a slot at once, one byte a slot for up
+//!   to eight columns, two for up to sixteen.
 //! - **Duplicates cost nothing.** A key given twice eliminates to an empty
 //!   equation with an empty right-hand side and is dropped; construction
 //!   carries 64 fingerprint bits (not just the stored ones) so that two
@@ -82,6 +85,7 @@
 
 mod band;
 mod batch;
+mod pending;
 mod row;
 #[cfg(feature = "serde")]
 mod serde_impls;

@@ -50,17 +50,18 @@ pub(crate) fn start_block(h: u64, starts: usize) -> usize {
     reduce(h, starts)
 }
 
-/// The key's 128 coefficients: bit `i` is the coefficient of slot
-/// `start + i`. Bit 0 is always set.
-#[inline(always)]
+/// The key's coefficients as one 128-bit value, as
+/// [`coefficient_words`] gives them (the tests' reference elimination
+/// works on these).
+#[cfg(test)]
 pub(crate) fn coefficients(h: u64) -> u128 {
     let low = h.wrapping_mul(COEFF_LOW);
     let high = h.wrapping_mul(COEFF_HIGH);
     ((u128::from(high) << 64) | u128::from(low)) | 1
 }
 
-/// The key's coefficients as (low, high) 64-bit words, as
-/// [`coefficients`] gives them.
+/// The key's 128 coefficients as (low, high) 64-bit words: bit `i` is the
+/// coefficient of slot `start + i`. Bit 0 is always set.
 #[inline(always)]
 pub(crate) fn coefficient_words(h: u64) -> (u64, u64) {
     (h.wrapping_mul(COEFF_LOW) | 1, h.wrapping_mul(COEFF_HIGH))
