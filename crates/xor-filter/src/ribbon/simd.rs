@@ -18,28 +18,158 @@ use std::arch::x86_64::{
     _mm256_and_si256, _mm256_blend_epi16, _mm256_broadcastsi128_si256, _mm256_castsi256_ps,
     _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
     _mm256_movemask_epi8, _mm256_movemask_ps, _mm256_packs_epi16, _mm256_permute4x64_epi64,
-    _mm256_set_epi64x, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi8,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16,
-    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_xor_si256,
+    _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_srli_epi32,
+    _mm256_xor_si256,
 };
+use std::arch::x86_64::{_bzhi_u64, _mm256_shuffle_epi32};
 
 /// Columns per step.
 pub(crate) const STEP: usize = 8;
 
-/// Whether the bits of the first `columns` columns (1 to 32) equal the low
-/// bits of `fingerprint`. The band's four blocks of `columns` words each
-/// start at `first`, `first + columns`, `first + 2 · columns` and
+/// A lookup kernel: whether the bits of the first `columns` columns equal
+/// the low bits of `fingerprint`. The band's four blocks of `columns` words
+/// each start at `first`, `first + columns`, `first + 2 · columns` and
 /// `first + 3 · columns`; `low` and `high` are the band's 128 coefficients,
 /// 32 bits per block from the low end.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, and the `3 · columns + 32` words from
-/// `first` must be readable: up to 24 columns past `columns` may be read,
-/// and masked off (`Solution` pads its words for this).
+/// The CPU must support AVX2 and BMI2, `columns` must be in the kernel's
+/// range ([`kernel`]), and the `3 · columns + 32` words from `first` must
+/// be readable: up to 24 columns past `columns` may be read, and masked off
+/// (`Solution` pads its words for this).
+pub(crate) type Kernel = unsafe fn(*const u32, usize, u64, u64, u64) -> bool;
+
+/// The kernel for a filter whose blocks have `max_columns − 1` or
+/// `max_columns` columns (or `max_columns` only): one eight-column step up
+/// to 8 columns, two up to 16, four beyond. Each is free of branches.
+pub(crate) fn kernel(max_columns: usize) -> Kernel {
+    match max_columns {
+        0..=STEP => matches8,
+        9..=16 => matches16,
+        _ => matches32,
+    }
+}
+
+/// The four coefficient words, each in all eight lanes of a register.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn matches(
+unsafe fn coefficients(low: u64, high: u64) -> [__m256i; 4] {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; no memory is touched.
+    unsafe {
+        let both = _mm256_broadcastsi128_si256(_mm_set_epi64x(
+            i64::from_ne_bytes(high.to_ne_bytes()),
+            i64::from_ne_bytes(low.to_ne_bytes()),
+        ));
+        [
+            _mm256_shuffle_epi32::<0x00>(both),
+            _mm256_shuffle_epi32::<0x55>(both),
+            _mm256_shuffle_epi32::<0xAA>(both),
+            _mm256_shuffle_epi32::<0xFF>(both),
+        ]
+    }
+}
+
+/// Eight adjacent columns' and-ed words from `at` on, xored over the four
+/// blocks: lane `i` holds column `at + i`'s 32 bits, whose parity is the
+/// column's bit.
+///
+/// # Safety
+///
+/// The CPU must support AVX2; words `at .. at + 8` from `first + k ·
+/// columns` must be readable for k < 4.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn eight(first: *const u32, columns: usize, c: &[__m256i; 4], at: usize) -> __m256i {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; the reads are readable by
+    // the caller's contract, and the unaligned loads have no alignment
+    // requirement.
+    unsafe {
+        let x = |k: usize| {
+            _mm256_and_si256(_mm256_loadu_si256(first.add(k * columns + at).cast()), c[k])
+        };
+        _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), _mm256_xor_si256(x(2), x(3)))
+    }
+}
+
+/// [`Kernel`] for 1 to 8 columns: one step.
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches8(
+    first: *const u32,
+    columns: usize,
+    low: u64,
+    high: u64,
+    fingerprint: u64,
+) -> bool {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU); the step reads words `0 .. 8` of each block, at most `3 ·
+    // columns + 8` words from `first`, readable by the caller's contract.
+    unsafe {
+        let c = coefficients(low, high);
+        let bits = u64::from(parities8(eight(first, columns, &c, 0)));
+        // Only the low `columns` bits count.
+        _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
+    }
+}
+
+/// [`Kernel`] for 8 to 16 columns: two steps, columns 0 to 7 and the last
+/// eight, `columns − 8` on. Where they overlap a column is compared twice,
+/// so no bit needs masking, and the second step's reads end where the
+/// band's words do: they touch no cache line past the band's.
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches16(
+    first: *const u32,
+    columns: usize,
+    low: u64,
+    high: u64,
+    fingerprint: u64,
+) -> bool {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU); the steps read words `0 .. 8` and `columns − 8 .. columns` of
+    // each block, at most `3 · columns + 8` words from `first`, readable by
+    // the caller's contract.
+    unsafe {
+        let c = coefficients(low, high);
+        let last = columns - STEP;
+        let (a, b) = parities16(
+            eight(first, columns, &c, 0),
+            eight(first, columns, &c, last),
+        );
+        let wrong = (u64::from(a) ^ fingerprint) | (u64::from(b) ^ (fingerprint >> last));
+        wrong as u8 == 0
+    }
+}
+
+/// [`Kernel`] for 16 to 32 columns: four steps, the last one taking the
+/// last eight columns, `columns − 8` on, which may repeat columns of the
+/// step before (the same bits again).
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches32(
     first: *const u32,
     columns: usize,
     low: u64,
@@ -50,42 +180,32 @@ pub(crate) unsafe fn matches(
     // an AVX2 function; the crate's minimum Rust (1.85) needs the block.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function (the caller checked the
-    // CPU). A step reads words `base .. base + STEP` from `first + k ·
-    // columns` for k < 4, with `base + STEP` at most `max(columns, 24)`
-    // (`last + STEP` is `columns`; the other steps end at 8, 16 or 24), so
-    // at most 32: readable by the caller's contract. The unaligned loads
-    // have no alignment requirement.
+    // CPU). The steps read words `0 .. 24` and `columns − 8 .. columns` of
+    // each block, at most `3 · columns + 24` words from `first`, readable
+    // by the caller's contract.
     unsafe {
-        // The same 32 bits in each lane: block k's coefficients.
-        let c = [low, low >> 32, high, high >> 32]
-            .map(|c| _mm256_set1_epi32(i32::from_ne_bytes((c as u32).to_ne_bytes())));
-        let eight = |at: usize| -> __m256i {
-            let x = |k: usize| {
-                _mm256_and_si256(_mm256_loadu_si256(first.add(k * columns + at).cast()), c[k])
-            };
-            _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), _mm256_xor_si256(x(2), x(3)))
-        };
-        // One step serves the rates down to 2^-8 (1 % among them), a
-        // double step those down to 2^-16 (0.1 % among them), two double
-        // steps the rest.
-        // The last step takes the last eight columns, `columns − 8` on,
-        // which may repeat columns of the step before (the same bits
-        // again): its reads end where the band's words do, so they touch
-        // no cache line past the band's.
-        let last = columns.saturating_sub(STEP);
-        let bits = if columns <= STEP {
-            u64::from(parities8(eight(0)))
-        } else if columns <= 2 * STEP {
-            let (a, b) = parities16(eight(0), eight(last));
-            u64::from(a) | u64::from(b) << last
-        } else {
-            let (a, b) = parities16(eight(0), eight(STEP));
-            let (c, d) = parities16(eight(2 * STEP), eight(last));
-            u64::from(a) | u64::from(b) << STEP | u64::from(c) << (2 * STEP) | u64::from(d) << last
-        };
-        // Only the low `columns` bits count: shifted out, the rest.
-        (bits ^ fingerprint) << (u64::BITS as usize - columns) == 0
+        let c = coefficients(low, high);
+        let last = columns - STEP;
+        let (a, b) = parities16(
+            eight(first, columns, &c, 0),
+            eight(first, columns, &c, STEP),
+        );
+        let (x, d) = parities16(
+            eight(first, columns, &c, 2 * STEP),
+            eight(first, columns, &c, last),
+        );
+        let bits =
+            u64::from(a) | u64::from(b) << STEP | u64::from(x) << (2 * STEP) | u64::from(d) << last;
+        // Only the low `columns` bits count.
+        _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
     }
+}
+
+/// Whether blocks of `columns` columns may meet [`kernel`]`(max_columns)`:
+/// those of `max_columns − 1` and `max_columns` columns (tests).
+#[cfg(test)]
+pub(crate) fn kernel_serves(max_columns: usize, columns: usize) -> bool {
+    (max_columns.saturating_sub(1)..=max_columns).contains(&columns) && columns >= 1
 }
 
 /// The parities of eight columns' 32-bit values, one per lane, as bits 0

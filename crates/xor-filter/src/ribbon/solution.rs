@@ -50,6 +50,9 @@ struct Lookup {
     straddle_from: usize,
     /// `shape.upper_start`.
     upper_start: usize,
+    /// The AVX2 kernel for the shape's column counts.
+    #[cfg(target_arch = "x86_64")]
+    kernel: super::simd::Kernel,
     /// The columns of a lower (0) and an upper (1) block.
     columns: [usize; 2],
     /// What `first_word(b)` is short of `b × columns`: 0 for a lower
@@ -111,7 +114,8 @@ impl Solution {
         // A no-op for callers that allocated the padding already.
         words.resize(shape.words() + PAD, 0);
         #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi2");
         #[cfg(not(target_arch = "x86_64"))]
         let avx2 = false;
         let path = match (keys, avx2, seed) {
@@ -126,6 +130,8 @@ impl Solution {
             starts: shape.starts(),
             straddle_from: shape.upper_start.wrapping_sub(BAND_BLOCKS - 1),
             upper_start: shape.upper_start,
+            #[cfg(target_arch = "x86_64")]
+            kernel: super::simd::kernel(shape.max_columns() as usize),
             columns: [columns, columns + 1],
             offset: [0, shape.upper_start],
         };
@@ -183,10 +189,10 @@ impl Solution {
         if block.wrapping_sub(lookup.straddle_from) < BAND_BLOCKS - 1 {
             return self.lookup_straddling(mixed);
         }
-        let upper = usize::from(block >= lookup.upper_start);
-        let columns = lookup.columns[upper];
-        // `shape.first_word(block)`.
-        let first = block * columns - lookup.offset[upper];
+        // `shape.columns_of(block)` and `shape.first_word(block)`, from
+        // arithmetic (no load waits on the comparison).
+        let columns = lookup.columns[0] + usize::from(block >= lookup.upper_start);
+        let first = block * lookup.columns[0] + block.saturating_sub(lookup.upper_start);
         debug_assert_eq!(first, self.shape.first_word(block));
         debug_assert_eq!(columns, self.shape.columns_of(block) as usize);
         let (low, high) = row::coefficient_words(h);
@@ -198,7 +204,7 @@ impl Solution {
         // inside the `shape.words() + PAD` words `new` made `words` hold;
         // `first` is below `words.len()`, so the pointer is in bounds.
         unsafe {
-            super::simd::matches(
+            (lookup.kernel)(
                 self.words.as_ptr().add(first),
                 columns,
                 low,
@@ -360,16 +366,19 @@ mod tests {
         }
     }
 
-    /// The AVX2 kernel and the portable one agree on every column count.
+    /// Every AVX2 kernel and the portable loop agree on every column count
+    /// the kernel serves.
     #[test]
     #[allow(clippy::needless_range_loop)]
     #[allow(unsafe_code)]
     fn simd_and_portable_columns_agree() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi2"))
+        {
             return;
         }
         let words: Vec<u32> = (0..200).map(|i| filter_core::mix64(i) as u32).collect();
-        for trial in 0..2000u64 {
+        for trial in 0..3000u64 {
             let columns = 1 + (trial % 32) as usize;
             let stride = columns;
             let c = |k: u64| filter_core::mix64(trial * 3 + k + 1000);
@@ -381,13 +390,6 @@ mod tests {
                 (high >> 32) as u32,
             ];
             let blocks: [&[u32]; 4] = std::array::from_fn(|k| &words[k * stride..]);
-            let simd = |fingerprint| {
-                // SAFETY: the CPU has AVX2 (checked above), and `words`
-                // holds 200 >= 3 * 33 + 32 words.
-                unsafe {
-                    super::super::simd::matches(words.as_ptr(), stride, low, high, fingerprint)
-                }
-            };
             // A fingerprint that matches, then one wrong bit at a time.
             let mut fingerprint = 0u64;
             for j in 0..columns {
@@ -395,11 +397,24 @@ mod tests {
                 fingerprint |= u64::from(x.count_ones() & 1) << j;
             }
             fingerprint |= c(3) & !((1u64 << columns) - 1);
-            assert!(matches_portable(blocks, columns, coefficients, fingerprint));
-            assert!(simd(fingerprint));
             let wrong = fingerprint ^ (1 << (trial as usize % columns));
+            assert!(matches_portable(blocks, columns, coefficients, fingerprint));
             assert!(!matches_portable(blocks, columns, coefficients, wrong));
-            assert!(!simd(wrong));
+            let mut served = 0;
+            for max_columns in 1..=32 {
+                if !super::super::simd::kernel_serves(max_columns, columns) {
+                    continue;
+                }
+                served += 1;
+                let kernel = super::super::simd::kernel(max_columns);
+                // SAFETY: the CPU has AVX2 and BMI2 (checked above), the
+                // kernel serves `columns`, and `words` holds 200 >= 3 * 32
+                // + 32 words.
+                let simd = |f| unsafe { kernel(words.as_ptr(), stride, low, high, f) };
+                assert!(simd(fingerprint), "{max_columns} {columns}");
+                assert!(!simd(wrong), "{max_columns} {columns}");
+            }
+            assert!(served > 0);
         }
     }
 }
