@@ -22,7 +22,7 @@ use std::arch::x86_64::{
     _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_srli_epi32,
     _mm256_xor_si256,
 };
-use std::arch::x86_64::{_bzhi_u64, _mm256_shuffle_epi32};
+use std::arch::x86_64::{_bzhi_u64, _mm256_set1_epi32};
 
 /// Columns per step.
 pub(crate) const STEP: usize = 8;
@@ -30,8 +30,8 @@ pub(crate) const STEP: usize = 8;
 /// A lookup kernel: whether the bits of the first `columns` columns equal
 /// the low bits of `fingerprint`. The band's four blocks of `columns` words
 /// each start at `first`, `first + columns`, `first + 2 · columns` and
-/// `first + 3 · columns`; `low` and `high` are the band's 128 coefficients,
-/// 32 bits per block from the low end.
+/// `first + 3 · columns`; `coefficients` are the band's 128 coefficients,
+/// low word first, 32 bits per block from the low end.
 ///
 /// # Safety
 ///
@@ -39,7 +39,7 @@ pub(crate) const STEP: usize = 8;
 /// range ([`kernel`]), and the `3 · columns + 32` words from `first` must
 /// be readable: up to 24 columns past `columns` may be read, and masked off
 /// (`Solution` pads its words for this).
-pub(crate) type Kernel = unsafe fn(*const u32, usize, u64, u64, u64) -> bool;
+pub(crate) type Kernel = unsafe fn(*const u32, usize, &[u64; 2], u64) -> bool;
 
 /// The kernel for a filter whose blocks have `max_columns − 1` or
 /// `max_columns` columns (or `max_columns` only): one eight-column step up
@@ -52,28 +52,21 @@ pub(crate) fn kernel(max_columns: usize) -> Kernel {
     }
 }
 
-/// The four coefficient words, each in all eight lanes of a register.
+/// The four coefficient words, each in all eight lanes of a register,
+/// broadcast from memory (one load each).
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn coefficients(low: u64, high: u64) -> [__m256i; 4] {
+unsafe fn coefficients(words: &[u64; 2]) -> [__m256i; 4] {
     // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
-    // SAFETY: AVX2 is enabled on this function; no memory is touched.
+    // SAFETY: AVX2 is enabled on this function; the reads are of `words`.
     unsafe {
-        let both = _mm256_broadcastsi128_si256(_mm_set_epi64x(
-            i64::from_ne_bytes(high.to_ne_bytes()),
-            i64::from_ne_bytes(low.to_ne_bytes()),
-        ));
-        [
-            _mm256_shuffle_epi32::<0x00>(both),
-            _mm256_shuffle_epi32::<0x55>(both),
-            _mm256_shuffle_epi32::<0xAA>(both),
-            _mm256_shuffle_epi32::<0xFF>(both),
-        ]
+        let at = words.as_ptr().cast::<i32>();
+        std::array::from_fn(|k| _mm256_set1_epi32(at.add(k).read_unaligned()))
     }
 }
 
@@ -110,8 +103,7 @@ unsafe fn eight(first: *const u32, columns: usize, c: &[__m256i; 4], at: usize) 
 unsafe fn matches8(
     first: *const u32,
     columns: usize,
-    low: u64,
-    high: u64,
+    coefficients: &[u64; 2],
     fingerprint: u64,
 ) -> bool {
     // See `matches32` for `unused_unsafe`.
@@ -120,7 +112,7 @@ unsafe fn matches8(
     // CPU); the step reads words `0 .. 8` of each block, at most `3 ·
     // columns + 8` words from `first`, readable by the caller's contract.
     unsafe {
-        let c = coefficients(low, high);
+        let c = self::coefficients(coefficients);
         let bits = u64::from(parities8(eight(first, columns, &c, 0)));
         // Only the low `columns` bits count.
         _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
@@ -139,8 +131,7 @@ unsafe fn matches8(
 unsafe fn matches16(
     first: *const u32,
     columns: usize,
-    low: u64,
-    high: u64,
+    coefficients: &[u64; 2],
     fingerprint: u64,
 ) -> bool {
     // See `matches32` for `unused_unsafe`.
@@ -150,7 +141,7 @@ unsafe fn matches16(
     // each block, at most `3 · columns + 8` words from `first`, readable by
     // the caller's contract.
     unsafe {
-        let c = coefficients(low, high);
+        let c = self::coefficients(coefficients);
         let last = columns - STEP;
         let (a, b) = parities16(
             eight(first, columns, &c, 0),
@@ -172,8 +163,7 @@ unsafe fn matches16(
 unsafe fn matches32(
     first: *const u32,
     columns: usize,
-    low: u64,
-    high: u64,
+    coefficients: &[u64; 2],
     fingerprint: u64,
 ) -> bool {
     // `unused_unsafe`: from Rust 1.87 the value-only intrinsics are safe in
@@ -184,7 +174,7 @@ unsafe fn matches32(
     // each block, at most `3 · columns + 24` words from `first`, readable
     // by the caller's contract.
     unsafe {
-        let c = coefficients(low, high);
+        let c = self::coefficients(coefficients);
         let last = columns - STEP;
         let (a, b) = parities16(
             eight(first, columns, &c, 0),
