@@ -19,10 +19,9 @@ use std::arch::x86_64::{
     _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
     _mm256_movemask_epi8, _mm256_movemask_ps, _mm256_packs_epi16, _mm256_permute4x64_epi64,
     _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_srli_epi32,
-    _mm256_xor_si256,
+    _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_xor_si256,
 };
-use std::arch::x86_64::{_bzhi_u64, _mm256_set1_epi32};
+use std::arch::x86_64::{_bzhi_u64, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_srli_epi16};
 
 /// Columns per step.
 pub(crate) const STEP: usize = 8;
@@ -43,13 +42,139 @@ pub(crate) type Kernel = unsafe fn(*const u32, usize, &[u64; 2], u64) -> bool;
 
 /// The kernel for a filter whose blocks have `max_columns − 1` or
 /// `max_columns` columns (or `max_columns` only): one eight-column step up
-/// to 8 columns, two up to 16, four beyond. Each is free of branches.
+/// to 8 columns, two up to 16, four beyond. Each is free of branches. Up
+/// to 16 columns, CPUs with AVX-512 and its population count
+/// (`avx512vpopcntdq`) take [`matches16_avx512`] instead.
 pub(crate) fn kernel(max_columns: usize) -> Kernel {
     match max_columns {
+        0..=STEP if avx512() => matches8_avx512,
+        9..=16 if avx512() => matches16_avx512,
         0..=STEP => matches8,
         9..=16 => matches16,
         _ => matches32,
     }
+}
+
+/// Whether the CPU has what [`matches8_avx512`] and [`matches16_avx512`]
+/// need (besides AVX2 and BMI2, which every kernel needs).
+pub(crate) fn avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+/// [`Kernel`] for 1 to 8 columns with AVX-512 on 256-bit registers: as
+/// [`matches16_avx512`] with eight lanes, whose low count bits
+/// `vmovmskps` gathers once shifted to the top.
+///
+/// # Safety
+///
+/// As [`Kernel`], and the CPU must have the features [`avx512`] tests;
+/// `columns` is at most 8.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches8_avx512(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    let bits: u32;
+    // SAFETY: as in `matches16_avx512`, reading words `0 .. 8` from each
+    // block's first.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd {c0}, dword ptr [{c}]",
+            "vpbroadcastd {c1}, dword ptr [{c} + 4]",
+            "vpbroadcastd {c2}, dword ptr [{c} + 8]",
+            "vpbroadcastd {c3}, dword ptr [{c} + 12]",
+            "vpand {x}, {c0}, ymmword ptr [{f}]",
+            "vpternlogd {x}, {c1}, ymmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd {x}, {c2}, ymmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd {x}, {c3}, ymmword ptr [{f3}], 0x78",
+            "vpopcntd {x}, {x}",
+            "vpslld {x}, {x}, 31",
+            "vmovmskps {bits:e}, {x}",
+            c = in(reg) coefficients.as_ptr(),
+            f = in(reg) first,
+            n = in(reg) columns,
+            f3 = in(reg) first.add(3 * columns),
+            bits = lateout(reg) bits,
+            c0 = out(ymm_reg) _,
+            c1 = out(ymm_reg) _,
+            c2 = out(ymm_reg) _,
+            c3 = out(ymm_reg) _,
+            x = out(ymm_reg) _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    // Only the low `columns` bits count.
+    _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+}
+
+/// [`Kernel`] for 1 to 16 columns with AVX-512: one 16-column step. Each
+/// block's sixteen words from its first are and-ed with its coefficient
+/// word and xored together (one `vpternlogd` a block), `vpopcntd` counts
+/// each lane's bits, and the low bits of the counts are the columns'
+/// bits: about fifteen instructions for all columns, where the AVX2
+/// kernels fold each lane with shifts.
+///
+/// The workspace's minimum Rust (1.85) has neither the AVX-512 intrinsics
+/// nor `target_feature(enable = "avx512f")`, so the step is written as
+/// inline assembly, run only where [`avx512`] detected the features at run
+/// time. It uses no mask register (the compiler may not know them).
+///
+/// # Safety
+///
+/// As [`Kernel`], and the CPU must have the features [`avx512`] tests;
+/// `columns` is at most 16.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches16_avx512(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    let bits: u32;
+    // SAFETY: the CPU has AVX-512F and AVX-512 VPOPCNTDQ (the caller's
+    // contract). The loads read words `0 .. 16` from `first + k ·
+    // columns` for k < 4, at most `3 · columns + 16` words from `first`,
+    // readable by the caller's contract, and the 16 bytes of
+    // `coefficients`. Every vector register written is an operand
+    // (allocated by the compiler, named here at full width), and
+    // `vzeroupper` leaves the upper halves as the compiler expects them.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd {c0:z}, dword ptr [{c}]",
+            "vpbroadcastd {c1:z}, dword ptr [{c} + 4]",
+            "vpbroadcastd {c2:z}, dword ptr [{c} + 8]",
+            "vpbroadcastd {c3:z}, dword ptr [{c} + 12]",
+            "vpandd {x:z}, {c0:z}, zmmword ptr [{f}]",
+            // x ^= c_k & block k (truth table 0x78: a ^ (b & c)).
+            "vpternlogd {x:z}, {c1:z}, zmmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd {x:z}, {c2:z}, zmmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd {x:z}, {c3:z}, zmmword ptr [{f3}], 0x78",
+            "vpopcntd {x:z}, {x:z}",
+            // Each lane's low bit to its low byte's top bit, the lanes'
+            // low bytes to one register, and their top bits to a mask.
+            "vpslld {x:z}, {x:z}, 7",
+            "vpmovdb {x:x}, {x:z}",
+            "vpmovmskb {bits:e}, {x:x}",
+            "vzeroupper",
+            c = in(reg) coefficients.as_ptr(),
+            f = in(reg) first,
+            n = in(reg) columns,
+            f3 = in(reg) first.add(3 * columns),
+            bits = lateout(reg) bits,
+            c0 = out(ymm_reg) _,
+            c1 = out(ymm_reg) _,
+            c2 = out(ymm_reg) _,
+            c3 = out(ymm_reg) _,
+            x = out(ymm_reg) _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    // Only the low `columns` bits count.
+    _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
 }
 
 /// The four coefficient words, each in all eight lanes of a register,
@@ -145,7 +270,7 @@ unsafe fn matches16(
         let last = columns - STEP;
         let (a, b) = parities16(
             eight(first, columns, &c, 0),
-            eight(first, columns, &c, last),
+            eight(first.add(last), columns, &c, 0),
         );
         let wrong = (u64::from(a) ^ fingerprint) | (u64::from(b) ^ (fingerprint >> last));
         wrong as u8 == 0
@@ -189,6 +314,25 @@ unsafe fn matches32(
         // Only the low `columns` bits count.
         _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
     }
+}
+
+/// Every kernel [`kernel`]`(max_columns)` may return on some CPU that this
+/// one can run (tests): the AVX2 one, and the AVX-512 one where [`avx512`].
+#[cfg(test)]
+pub(crate) fn kernels(max_columns: usize) -> Vec<Kernel> {
+    let mut kernels: Vec<Kernel> = vec![match max_columns {
+        0..=STEP => matches8,
+        9..=16 => matches16,
+        _ => matches32,
+    }];
+    if max_columns <= 16 && avx512() {
+        kernels.push(if max_columns <= STEP {
+            matches8_avx512
+        } else {
+            matches16_avx512
+        });
+    }
+    kernels
 }
 
 /// Whether blocks of `columns` columns may meet [`kernel`]`(max_columns)`:
@@ -236,14 +380,26 @@ unsafe fn parities16(a: __m256i, b: __m256i) -> (u8, u8) {
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; no memory is touched.
     unsafe {
-        let a = _mm256_xor_si256(a, _mm256_slli_epi32::<16>(a));
-        let b = _mm256_xor_si256(b, _mm256_srli_epi32::<16>(b));
-        let v = _mm256_blend_epi16::<0b1010_1010>(b, a);
-        // Each 16-bit half folds down to its top bit.
+        // `a`'s high halves and `b`'s low ones, xored with the other
+        // halves swapped into place: each 16-bit half of `v` is one
+        // column's fold to 16 bits.
+        let kept = _mm256_blend_epi16::<0b1010_1010>(b, a);
+        let other = _mm256_blend_epi16::<0b1010_1010>(a, b);
+        let swap = _mm256_setr_epi8(
+            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11,
+            8, 9, 14, 15, 12, 13,
+        );
+        let v = _mm256_xor_si256(kept, _mm256_shuffle_epi8(other, swap));
+        // Each 16-bit half folds to 4 bits (bits 8 to 11), whose parity a
+        // table gives as the top bit of the half.
         let v = _mm256_xor_si256(v, _mm256_slli_epi16::<8>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<4>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<2>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<1>(v));
+        let v = _mm256_xor_si256(v, _mm256_srli_epi16::<4>(v));
+        let nibble = _mm256_and_si256(v, _mm256_set1_epi16(0x0F00));
+        let odd = _mm256_setr_epi8(
+            0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128,
+            0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0,
+        );
+        let v = _mm256_shuffle_epi8(odd, nibble);
         let high = _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u8;
         let low = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<16>(v))) as u8;
         (high, low)

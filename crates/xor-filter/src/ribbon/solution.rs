@@ -56,6 +56,7 @@ struct Lookup {
     columns: usize,
     /// What an upper block's first word in `words` is beyond `b ×
     /// (columns + 1)`: the shadow's words less `upper_start` (wrapping).
+    /// (Beyond `b × columns` it is `b + upper_offset`.)
     upper_offset: usize,
     /// The words of the shadow.
     shadow: usize,
@@ -219,7 +220,10 @@ impl Solution {
         // blocks only.
         let upper = usize::from(block >= lookup.upper_start);
         let columns = lookup.columns + upper;
-        let first = (block * columns).wrapping_add(lookup.upper_offset & upper.wrapping_neg());
+        // `block × columns` plus the offset, for an upper block `block +
+        // upper_offset` (the multiplication does not wait on the comparison).
+        let first = (block * lookup.columns)
+            .wrapping_add(block.wrapping_add(lookup.upper_offset) & upper.wrapping_neg());
         debug_assert_eq!(
             first,
             self.shape.first_word(block) + lookup.shadow * upper,
@@ -464,13 +468,15 @@ mod tests {
                     continue;
                 }
                 served += 1;
-                let kernel = super::super::simd::kernel(max_columns);
-                // SAFETY: the CPU has AVX2 and BMI2 (checked above), the
-                // kernel serves `columns`, and `words` holds 200 >= 3 * 32
-                // + 32 words.
-                let simd = |f| unsafe { kernel(words.as_ptr(), stride, &[low, high], f) };
-                assert!(simd(fingerprint), "{max_columns} {columns}");
-                assert!(!simd(wrong), "{max_columns} {columns}");
+                for kernel in super::super::simd::kernels(max_columns) {
+                    // SAFETY: the CPU has AVX2 and BMI2 (checked above) and
+                    // what `kernels` checked for the AVX-512 ones, the
+                    // kernel serves `columns`, and `words` holds 200 >= 3 *
+                    // 32 + 32 words.
+                    let simd = |f| unsafe { kernel(words.as_ptr(), stride, &[low, high], f) };
+                    assert!(simd(fingerprint), "{max_columns} {columns}");
+                    assert!(!simd(wrong), "{max_columns} {columns}");
+                }
             }
             assert!(served > 0);
         }
