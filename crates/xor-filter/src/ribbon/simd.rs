@@ -1,16 +1,25 @@
-//! The lookup's column parities with AVX2, eight columns per step, chosen
-//! at run time (`Solution::new` detects the CPU feature once).
+//! The lookup's column parities with AVX2 (or AVX-512), chosen once per
+//! filter (`Solution::new` detects the CPU features and picks a [`Kernel`]
+//! for the shape's column counts, so no lookup branches on either).
 //!
 //! A column's bit is the parity of the band's four coefficient words
 //! and-ed with the column's words of the four blocks the band covers. One
 //! 256-bit register holds eight adjacent columns' words of a block, so four
 //! loads (each fused with its and) and three xors give eight columns'
-//! and-ed bits in eight 32-bit lanes; five shift-and-xor steps leave each
+//! and-ed bits in eight 32-bit lanes; shift-and-xor steps leave each
 //! lane's parity in its top bit, which one `movmskps` gathers: about 25
 //! instructions for eight columns, the whole of a lookup at 1 % in one
-//! step, with no branch on the data. A lookup's cost is mostly
-//! instructions while the table is in cache, and the fewer it has, the
-//! more lookups the CPU keeps in flight while it is not.
+//! step, with no branch on the data. Nine to sixteen columns (0.1 %) take
+//! two steps whose lanes share the folds. With AVX-512 one `vpternlogd` a
+//! block does the and and the xor, and `vpopcntd` replaces the folds: one
+//! 512-bit step serves sixteen columns in about fifteen instructions. A
+//! lookup's cost is mostly instructions while the table is in cache, and
+//! the fewer it has, the more lookups the CPU keeps in flight while it is
+//! not.
+//!
+//! The `unused_unsafe` allowances (see the `matches` kernels): from Rust
+//! 1.87 the value-only intrinsics are safe in an AVX2 function; the
+//! crate's minimum Rust (1.85) needs the `unsafe` blocks.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
@@ -56,9 +65,11 @@ pub(crate) fn kernel(max_columns: usize) -> Kernel {
 }
 
 /// Whether the CPU has what [`matches8_avx512`] and [`matches16_avx512`]
-/// need (besides AVX2 and BMI2, which every kernel needs).
+/// need (besides AVX2 and BMI2, which every kernel needs). Never under
+/// Miri, which runs no inline assembly (the AVX2 kernels run there).
 pub(crate) fn avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
+    !cfg!(miri)
+        && std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512vl")
         && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
 }
