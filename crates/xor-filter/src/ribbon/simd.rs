@@ -118,8 +118,13 @@ unsafe fn matches8_avx512(
             options(nostack, readonly, preserves_flags),
         );
     }
-    // Only the low `columns` bits count.
-    _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    // Only the low `columns` bits count. See `matches32` for
+    // `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: BMI2 is enabled on this function; no memory is touched.
+    unsafe {
+        _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    }
 }
 
 /// [`Kernel`] for 1 to 16 columns with AVX-512: one 16-column step. Each
@@ -184,8 +189,13 @@ unsafe fn matches16_avx512(
             options(nostack, readonly, preserves_flags),
         );
     }
-    // Only the low `columns` bits count.
-    _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    // Only the low `columns` bits count. See `matches32` for
+    // `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: BMI2 is enabled on this function; no memory is touched.
+    unsafe {
+        _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    }
 }
 
 /// The four coefficient words, each in all eight lanes of a register,
