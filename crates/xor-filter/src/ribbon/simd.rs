@@ -94,27 +94,41 @@ unsafe fn matches8_avx512(
     // block's first.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd {c0}, dword ptr [{c}]",
-            "vpbroadcastd {c1}, dword ptr [{c} + 4]",
-            "vpbroadcastd {c2}, dword ptr [{c} + 8]",
-            "vpbroadcastd {c3}, dword ptr [{c} + 12]",
-            "vpand {x}, {c0}, ymmword ptr [{f}]",
-            "vpternlogd {x}, {c1}, ymmword ptr [{f} + 4 * {n}], 0x78",
-            "vpternlogd {x}, {c2}, ymmword ptr [{f} + 8 * {n}], 0x78",
-            "vpternlogd {x}, {c3}, ymmword ptr [{f3}], 0x78",
-            "vpopcntd {x}, {x}",
-            "vpslld {x}, {x}, 31",
-            "vmovmskps {bits:e}, {x}",
+            "vpbroadcastd ymm0, dword ptr [{c}]",
+            "vpbroadcastd ymm1, dword ptr [{c} + 4]",
+            "vpbroadcastd ymm2, dword ptr [{c} + 8]",
+            "vpbroadcastd ymm3, dword ptr [{c} + 12]",
+            "vpand ymm4, ymm0, ymmword ptr [{f}]",
+            "vpternlogd ymm4, ymm1, ymmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd ymm4, ymm2, ymmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd ymm4, ymm3, ymmword ptr [{f3}], 0x78",
+            "vpopcntd ymm4, ymm4",
+            "vpslld ymm4, ymm4, 31",
+            "vmovmskps {bits:e}, ymm4",
+            "vzeroupper",
             c = in(reg) coefficients.as_ptr(),
             f = in(reg) first,
             n = in(reg) columns,
             f3 = in(reg) first.add(3 * columns),
             bits = lateout(reg) bits,
-            c0 = out(ymm_reg) _,
-            c1 = out(ymm_reg) _,
-            c2 = out(ymm_reg) _,
-            c3 = out(ymm_reg) _,
-            x = out(ymm_reg) _,
+            // The registers written, and every one whose upper half
+            // `vzeroupper` clears.
+            out("ymm0") _,
+            out("ymm1") _,
+            out("ymm2") _,
+            out("ymm3") _,
+            out("ymm4") _,
+            out("ymm5") _,
+            out("ymm6") _,
+            out("ymm7") _,
+            out("ymm8") _,
+            out("ymm9") _,
+            out("ymm10") _,
+            out("ymm11") _,
+            out("ymm12") _,
+            out("ymm13") _,
+            out("ymm14") _,
+            out("ymm15") _,
             options(nostack, readonly, preserves_flags),
         );
     }
@@ -137,7 +151,9 @@ unsafe fn matches8_avx512(
 /// The workspace's minimum Rust (1.85) has neither the AVX-512 intrinsics
 /// nor `target_feature(enable = "avx512f")`, so the step is written as
 /// inline assembly, run only where [`avx512`] detected the features at run
-/// time. It uses no mask register (the compiler may not know them).
+/// time. It declares clobbered every vector register it writes or
+/// `vzeroupper` changes (ymm0 to ymm15, whole; `vzeroupper` leaves any
+/// others alone) and uses no mask register.
 ///
 /// # Safety
 ///
@@ -155,37 +171,49 @@ unsafe fn matches16_avx512(
     // contract). The loads read words `0 .. 16` from `first + k ·
     // columns` for k < 4, at most `3 · columns + 16` words from `first`,
     // readable by the caller's contract, and the 16 bytes of
-    // `coefficients`. Every vector register written is an operand
-    // (allocated by the compiler, named here at full width), and
-    // `vzeroupper` leaves the upper halves as the compiler expects them.
+    // `coefficients`. Every vector register it writes or `vzeroupper`
+    // changes is declared clobbered.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd {c0:z}, dword ptr [{c}]",
-            "vpbroadcastd {c1:z}, dword ptr [{c} + 4]",
-            "vpbroadcastd {c2:z}, dword ptr [{c} + 8]",
-            "vpbroadcastd {c3:z}, dword ptr [{c} + 12]",
-            "vpandd {x:z}, {c0:z}, zmmword ptr [{f}]",
+            "vpbroadcastd zmm0, dword ptr [{c}]",
+            "vpbroadcastd zmm1, dword ptr [{c} + 4]",
+            "vpbroadcastd zmm2, dword ptr [{c} + 8]",
+            "vpbroadcastd zmm3, dword ptr [{c} + 12]",
+            "vpandd zmm4, zmm0, zmmword ptr [{f}]",
             // x ^= c_k & block k (truth table 0x78: a ^ (b & c)).
-            "vpternlogd {x:z}, {c1:z}, zmmword ptr [{f} + 4 * {n}], 0x78",
-            "vpternlogd {x:z}, {c2:z}, zmmword ptr [{f} + 8 * {n}], 0x78",
-            "vpternlogd {x:z}, {c3:z}, zmmword ptr [{f3}], 0x78",
-            "vpopcntd {x:z}, {x:z}",
+            "vpternlogd zmm4, zmm1, zmmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd zmm4, zmm2, zmmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd zmm4, zmm3, zmmword ptr [{f3}], 0x78",
+            "vpopcntd zmm4, zmm4",
             // Each lane's low bit to its low byte's top bit, the lanes'
             // low bytes to one register, and their top bits to a mask.
-            "vpslld {x:z}, {x:z}, 7",
-            "vpmovdb {x:x}, {x:z}",
-            "vpmovmskb {bits:e}, {x:x}",
+            "vpslld zmm4, zmm4, 7",
+            "vpmovdb xmm4, zmm4",
+            "vpmovmskb {bits:e}, xmm4",
             "vzeroupper",
             c = in(reg) coefficients.as_ptr(),
             f = in(reg) first,
             n = in(reg) columns,
             f3 = in(reg) first.add(3 * columns),
             bits = lateout(reg) bits,
-            c0 = out(ymm_reg) _,
-            c1 = out(ymm_reg) _,
-            c2 = out(ymm_reg) _,
-            c3 = out(ymm_reg) _,
-            x = out(ymm_reg) _,
+            // The registers written, and every one whose upper half
+            // `vzeroupper` clears.
+            out("ymm0") _,
+            out("ymm1") _,
+            out("ymm2") _,
+            out("ymm3") _,
+            out("ymm4") _,
+            out("ymm5") _,
+            out("ymm6") _,
+            out("ymm7") _,
+            out("ymm8") _,
+            out("ymm9") _,
+            out("ymm10") _,
+            out("ymm11") _,
+            out("ymm12") _,
+            out("ymm13") _,
+            out("ymm14") _,
+            out("ymm15") _,
             options(nostack, readonly, preserves_flags),
         );
     }
