@@ -50,18 +50,28 @@
 //!   about 6.7 bits per slot, not the 7 of a whole-bit fingerprint, and any
 //!   rate in [2^-32, 1/2] is served.
 //! - **Lookups evaluate every column, eight or sixteen at a time, without
-//!   branching.** On x86-64 CPUs with AVX2 (detected once, when the filter
-//!   is built or loaded), one register holds eight columns' words of a
-//!   block, and eight columns' parities take about 25 instructions
-//!   (`simd.rs`); a lookup's cost is mostly instructions while the table
-//!   is in cache, and the fewer it has, the more lookups overlap while it
-//!   is not. The kernel is a small function taking its arguments in
-//!   registers; everything before it is inlined into the caller, so a loop
-//!   of lookups keeps its constants in registers. Stopping at the first
-//!   column that differs makes misses cheaper, but a mix of members and
-//!   non-members slower: each stop is a branch the CPU cannot predict.
-//!   Other CPUs take a portable loop that does stop early; both give the
-//!   same answers.
+//!   branching.** On x86-64 CPUs with AVX2 and BMI2 (detected once, when
+//!   the filter is built or loaded), one register holds eight columns'
+//!   words of a block, and eight columns' parities take about 25
+//!   instructions; on CPUs with AVX-512 and its population count, one
+//!   512-bit step takes sixteen columns in about fifteen (`simd.rs`, as
+//!   inline assembly, since the minimum Rust has no AVX-512 intrinsics). A
+//!   lookup's cost is mostly instructions while the table is in cache, and
+//!   the fewer it has, the more lookups overlap while it is not. The
+//!   kernel for the filter's column counts is chosen once and called
+//!   through a pointer, taking its arguments in registers; everything
+//!   before it is inlined into the caller, so a loop of lookups keeps its
+//!   constants in registers. Stopping at the first column that differs
+//!   makes misses cheaper, but a mix of members and non-members slower:
+//!   each stop is a branch the CPU cannot predict. Other CPUs take a
+//!   portable loop that does stop early; all give the same answers.
+//! - **Every band at one stride.** The few bands that start just below
+//!   the first block with one more column would cover blocks of both
+//!   column counts. In memory (not in the bytes), a copy of the first
+//!   columns of the three blocks after the lower ones follows the lower
+//!   blocks, so those bands read four blocks at one stride too: every
+//!   lookup finds its band's first word with one branch-free formula, for
+//!   `3 × columns` words more.
 //! - **The first seed costs nothing at lookup.** Attempt 0 takes a key's
 //!   mixed hash as it is (it is uniform already); only a filter built with
 //!   a later seed mixes it again with that seed.

@@ -1,16 +1,25 @@
-//! The lookup's column parities with AVX2, eight columns per step, chosen
-//! at run time (`Solution::new` detects the CPU feature once).
+//! The lookup's column parities with AVX2 (or AVX-512), chosen once per
+//! filter (`Solution::new` detects the CPU features and picks a [`Kernel`]
+//! for the shape's column counts, so no lookup branches on either).
 //!
 //! A column's bit is the parity of the band's four coefficient words
 //! and-ed with the column's words of the four blocks the band covers. One
 //! 256-bit register holds eight adjacent columns' words of a block, so four
 //! loads (each fused with its and) and three xors give eight columns'
-//! and-ed bits in eight 32-bit lanes; five shift-and-xor steps leave each
+//! and-ed bits in eight 32-bit lanes; shift-and-xor steps leave each
 //! lane's parity in its top bit, which one `movmskps` gathers: about 25
 //! instructions for eight columns, the whole of a lookup at 1 % in one
-//! step, with no branch on the data. A lookup's cost is mostly
-//! instructions while the table is in cache, and the fewer it has, the
-//! more lookups the CPU keeps in flight while it is not.
+//! step, with no branch on the data. Nine to sixteen columns (0.1 %) take
+//! two steps whose lanes share the folds. With AVX-512 one `vpternlogd` a
+//! block does the and and the xor, and `vpopcntd` replaces the folds: one
+//! 512-bit step serves sixteen columns in about fifteen instructions. A
+//! lookup's cost is mostly instructions while the table is in cache, and
+//! the fewer it has, the more lookups the CPU keeps in flight while it is
+//! not.
+//!
+//! The `unused_unsafe` allowances (see the `matches` kernels): from Rust
+//! 1.87 the value-only intrinsics are safe in an AVX2 function; the
+//! crate's minimum Rust (1.85) needs the `unsafe` blocks.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
@@ -18,74 +27,368 @@ use std::arch::x86_64::{
     _mm256_and_si256, _mm256_blend_epi16, _mm256_broadcastsi128_si256, _mm256_castsi256_ps,
     _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
     _mm256_movemask_epi8, _mm256_movemask_ps, _mm256_packs_epi16, _mm256_permute4x64_epi64,
-    _mm256_set_epi64x, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi8,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16,
-    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_xor_si256,
+    _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_sll_epi16, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_xor_si256,
 };
+use std::arch::x86_64::{_bzhi_u64, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_srli_epi16};
 
 /// Columns per step.
 pub(crate) const STEP: usize = 8;
 
-/// Whether the bits of the first `columns` columns (1 to 32) equal the low
-/// bits of `fingerprint`. The band's four blocks of `columns` words each
-/// start at `first`, `first + columns`, `first + 2 · columns` and
-/// `first + 3 · columns`; `low` and `high` are the band's 128 coefficients,
-/// 32 bits per block from the low end.
+/// A lookup kernel: whether the bits of the first `columns` columns equal
+/// the low bits of `fingerprint`. The band's four blocks of `columns` words
+/// each start at `first`, `first + columns`, `first + 2 · columns` and
+/// `first + 3 · columns`; `coefficients` are the band's 128 coefficients,
+/// low word first, 32 bits per block from the low end.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, and the `3 · columns + 32` words from
-/// `first` must be readable: up to 24 columns past `columns` may be read,
-/// and masked off (`Solution` pads its words for this).
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) unsafe fn matches(
+/// The CPU must support AVX2 and BMI2, `columns` must be in the kernel's
+/// range ([`kernel`]), and the `3 · columns + 32` words from `first` must
+/// be readable: up to 24 columns past `columns` may be read, and masked off
+/// (`Solution` pads its words for this).
+pub(crate) type Kernel = unsafe fn(*const u32, usize, &[u64; 2], u64) -> bool;
+
+/// The kernel for a filter whose blocks have `max_columns − 1` or
+/// `max_columns` columns (or `max_columns` only): one eight-column step up
+/// to 8 columns, two up to 16, four beyond. Each is free of branches. Up
+/// to 16 columns, CPUs with AVX-512 and its population count
+/// (`avx512vpopcntdq`) take [`matches16_avx512`] instead.
+pub(crate) fn kernel(max_columns: usize) -> Kernel {
+    match max_columns {
+        0..=STEP if avx512() => matches8_avx512,
+        9..=16 if avx512() => matches16_avx512,
+        0..=STEP => matches8,
+        9..=16 => matches16,
+        _ => matches32,
+    }
+}
+
+/// Whether the CPU has what [`matches8_avx512`] and [`matches16_avx512`]
+/// need (besides AVX2 and BMI2, which every kernel needs). Never under
+/// Miri, which runs no inline assembly (the AVX2 kernels run there).
+pub(crate) fn avx512() -> bool {
+    !cfg!(miri)
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+/// [`Kernel`] for 1 to 8 columns with AVX-512 on 256-bit registers: as
+/// [`matches16_avx512`] with eight lanes, whose low count bits
+/// `vmovmskps` gathers once shifted to the top.
+///
+/// # Safety
+///
+/// As [`Kernel`], and the CPU must have the features [`avx512`] tests;
+/// `columns` is at most 8.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches8_avx512(
     first: *const u32,
     columns: usize,
-    low: u64,
-    high: u64,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    let bits: u32;
+    // SAFETY: as in `matches16_avx512`, reading words `0 .. 8` from each
+    // block's first.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{c}]",
+            "vpbroadcastd ymm1, dword ptr [{c} + 4]",
+            "vpbroadcastd ymm2, dword ptr [{c} + 8]",
+            "vpbroadcastd ymm3, dword ptr [{c} + 12]",
+            "vpand ymm4, ymm0, ymmword ptr [{f}]",
+            "vpternlogd ymm4, ymm1, ymmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd ymm4, ymm2, ymmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd ymm4, ymm3, ymmword ptr [{f3}], 0x78",
+            "vpopcntd ymm4, ymm4",
+            "vpslld ymm4, ymm4, 31",
+            "vmovmskps {bits:e}, ymm4",
+            "vzeroupper",
+            c = in(reg) coefficients.as_ptr(),
+            f = in(reg) first,
+            n = in(reg) columns,
+            f3 = in(reg) first.add(3 * columns),
+            bits = lateout(reg) bits,
+            // The registers written, and every one whose upper half
+            // `vzeroupper` clears.
+            out("ymm0") _,
+            out("ymm1") _,
+            out("ymm2") _,
+            out("ymm3") _,
+            out("ymm4") _,
+            out("ymm5") _,
+            out("ymm6") _,
+            out("ymm7") _,
+            out("ymm8") _,
+            out("ymm9") _,
+            out("ymm10") _,
+            out("ymm11") _,
+            out("ymm12") _,
+            out("ymm13") _,
+            out("ymm14") _,
+            out("ymm15") _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    // Only the low `columns` bits count. See `matches32` for
+    // `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: BMI2 is enabled on this function; no memory is touched.
+    unsafe {
+        _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    }
+}
+
+/// [`Kernel`] for 1 to 16 columns with AVX-512: one 16-column step. Each
+/// block's sixteen words from its first are and-ed with its coefficient
+/// word and xored together (one `vpternlogd` a block), `vpopcntd` counts
+/// each lane's bits, and the low bits of the counts are the columns'
+/// bits: about fifteen instructions for all columns, where the AVX2
+/// kernels fold each lane with shifts.
+///
+/// The workspace's minimum Rust (1.85) has neither the AVX-512 intrinsics
+/// nor `target_feature(enable = "avx512f")`, so the step is written as
+/// inline assembly, run only where [`avx512`] detected the features at run
+/// time. It declares clobbered every vector register it writes or
+/// `vzeroupper` changes (ymm0 to ymm15, whole; `vzeroupper` leaves any
+/// others alone) and uses no mask register.
+///
+/// # Safety
+///
+/// As [`Kernel`], and the CPU must have the features [`avx512`] tests;
+/// `columns` is at most 16.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches16_avx512(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    let bits: u32;
+    // SAFETY: the CPU has AVX-512F and AVX-512 VPOPCNTDQ (the caller's
+    // contract). The loads read words `0 .. 16` from `first + k ·
+    // columns` for k < 4, at most `3 · columns + 16` words from `first`,
+    // readable by the caller's contract, and the 16 bytes of
+    // `coefficients`. Every vector register it writes or `vzeroupper`
+    // changes is declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd zmm0, dword ptr [{c}]",
+            "vpbroadcastd zmm1, dword ptr [{c} + 4]",
+            "vpbroadcastd zmm2, dword ptr [{c} + 8]",
+            "vpbroadcastd zmm3, dword ptr [{c} + 12]",
+            "vpandd zmm4, zmm0, zmmword ptr [{f}]",
+            // x ^= c_k & block k (truth table 0x78: a ^ (b & c)).
+            "vpternlogd zmm4, zmm1, zmmword ptr [{f} + 4 * {n}], 0x78",
+            "vpternlogd zmm4, zmm2, zmmword ptr [{f} + 8 * {n}], 0x78",
+            "vpternlogd zmm4, zmm3, zmmword ptr [{f3}], 0x78",
+            "vpopcntd zmm4, zmm4",
+            // Each lane's low bit to its low byte's top bit, the lanes'
+            // low bytes to one register, and their top bits to a mask.
+            "vpslld zmm4, zmm4, 7",
+            "vpmovdb xmm4, zmm4",
+            "vpmovmskb {bits:e}, xmm4",
+            "vzeroupper",
+            c = in(reg) coefficients.as_ptr(),
+            f = in(reg) first,
+            n = in(reg) columns,
+            f3 = in(reg) first.add(3 * columns),
+            bits = lateout(reg) bits,
+            // The registers written, and every one whose upper half
+            // `vzeroupper` clears.
+            out("ymm0") _,
+            out("ymm1") _,
+            out("ymm2") _,
+            out("ymm3") _,
+            out("ymm4") _,
+            out("ymm5") _,
+            out("ymm6") _,
+            out("ymm7") _,
+            out("ymm8") _,
+            out("ymm9") _,
+            out("ymm10") _,
+            out("ymm11") _,
+            out("ymm12") _,
+            out("ymm13") _,
+            out("ymm14") _,
+            out("ymm15") _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    // Only the low `columns` bits count. See `matches32` for
+    // `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: BMI2 is enabled on this function; no memory is touched.
+    unsafe {
+        _bzhi_u64(u64::from(bits) ^ fingerprint, columns as u32) == 0
+    }
+}
+
+/// The four coefficient words, each in all eight lanes of a register,
+/// broadcast from memory (one load each).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn coefficients(words: &[u64; 2]) -> [__m256i; 4] {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; the reads are of `words`.
+    unsafe {
+        let at = words.as_ptr().cast::<i32>();
+        std::array::from_fn(|k| _mm256_set1_epi32(at.add(k).read_unaligned()))
+    }
+}
+
+/// Eight adjacent columns' and-ed words from `at` on, xored over the four
+/// blocks: lane `i` holds column `at + i`'s 32 bits, whose parity is the
+/// column's bit.
+///
+/// # Safety
+///
+/// The CPU must support AVX2; words `at .. at + 8` from `first + k ·
+/// columns` must be readable for k < 4.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn eight(first: *const u32, columns: usize, c: &[__m256i; 4], at: usize) -> __m256i {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function; the reads are readable by
+    // the caller's contract, and the unaligned loads have no alignment
+    // requirement.
+    unsafe {
+        let x = |k: usize| {
+            _mm256_and_si256(_mm256_loadu_si256(first.add(k * columns + at).cast()), c[k])
+        };
+        _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), _mm256_xor_si256(x(2), x(3)))
+    }
+}
+
+/// [`Kernel`] for 1 to 8 columns: one step.
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches8(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU); the step reads words `0 .. 8` of each block, at most `3 ·
+    // columns + 8` words from `first`, readable by the caller's contract.
+    unsafe {
+        let c = self::coefficients(coefficients);
+        let bits = u64::from(parities8(eight(first, columns, &c, 0)));
+        // Only the low `columns` bits count.
+        _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
+    }
+}
+
+/// [`Kernel`] for 8 to 16 columns: two steps, columns 0 to 7 and the last
+/// eight, `columns − 8` on. Where they overlap a column is compared twice,
+/// so no bit needs masking, and the second step's reads end where the
+/// band's words do: they touch no cache line past the band's.
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches16(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
+    fingerprint: u64,
+) -> bool {
+    // See `matches32` for `unused_unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: AVX2 is enabled on this function (the caller checked the
+    // CPU); the steps read words `0 .. 8` and `columns − 8 .. columns` of
+    // each block, at most `3 · columns + 8` words from `first`, readable by
+    // the caller's contract.
+    unsafe {
+        let c = self::coefficients(coefficients);
+        let last = columns - STEP;
+        let (a, b) = parities16(
+            eight(first, columns, &c, 0),
+            eight(first.add(last), columns, &c, 0),
+        );
+        let wrong = (u64::from(a) ^ fingerprint) | (u64::from(b) ^ (fingerprint >> last));
+        wrong as u8 == 0
+    }
+}
+
+/// [`Kernel`] for 16 to 32 columns: four steps, the last one taking the
+/// last eight columns, `columns − 8` on, which may repeat columns of the
+/// step before (the same bits again).
+///
+/// # Safety
+///
+/// As [`Kernel`].
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn matches32(
+    first: *const u32,
+    columns: usize,
+    coefficients: &[u64; 2],
     fingerprint: u64,
 ) -> bool {
     // `unused_unsafe`: from Rust 1.87 the value-only intrinsics are safe in
     // an AVX2 function; the crate's minimum Rust (1.85) needs the block.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function (the caller checked the
-    // CPU). A step reads words `base .. base + STEP` from `first + k ·
-    // columns` for k < 4, with `base + STEP` at most `max(columns, 24)`
-    // (`last + STEP` is `columns`; the other steps end at 8, 16 or 24), so
-    // at most 32: readable by the caller's contract. The unaligned loads
-    // have no alignment requirement.
+    // CPU). The steps read words `0 .. 24` and `columns − 8 .. columns` of
+    // each block, at most `3 · columns + 24` words from `first`, readable
+    // by the caller's contract.
     unsafe {
-        // The same 32 bits in each lane: block k's coefficients.
-        let c = [low, low >> 32, high, high >> 32]
-            .map(|c| _mm256_set1_epi32(i32::from_ne_bytes((c as u32).to_ne_bytes())));
-        let eight = |at: usize| -> __m256i {
-            let x = |k: usize| {
-                _mm256_and_si256(_mm256_loadu_si256(first.add(k * columns + at).cast()), c[k])
-            };
-            _mm256_xor_si256(_mm256_xor_si256(x(0), x(1)), _mm256_xor_si256(x(2), x(3)))
-        };
-        // One step serves the rates down to 2^-8 (1 % among them), a
-        // double step those down to 2^-16 (0.1 % among them), two double
-        // steps the rest.
-        // The last step takes the last eight columns, `columns − 8` on,
-        // which may repeat columns of the step before (the same bits
-        // again): its reads end where the band's words do, so they touch
-        // no cache line past the band's.
-        let last = columns.saturating_sub(STEP);
-        let bits = if columns <= STEP {
-            u64::from(parities8(eight(0)))
-        } else if columns <= 2 * STEP {
-            let (a, b) = parities16(eight(0), eight(last));
-            u64::from(a) | u64::from(b) << last
-        } else {
-            let (a, b) = parities16(eight(0), eight(STEP));
-            let (c, d) = parities16(eight(2 * STEP), eight(last));
-            u64::from(a) | u64::from(b) << STEP | u64::from(c) << (2 * STEP) | u64::from(d) << last
-        };
-        // Only the low `columns` bits count: shifted out, the rest.
-        (bits ^ fingerprint) << (u64::BITS as usize - columns) == 0
+        let c = self::coefficients(coefficients);
+        let last = columns - STEP;
+        let (a, b) = parities16(
+            eight(first, columns, &c, 0),
+            eight(first, columns, &c, STEP),
+        );
+        let (x, d) = parities16(
+            eight(first, columns, &c, 2 * STEP),
+            eight(first, columns, &c, last),
+        );
+        let bits =
+            u64::from(a) | u64::from(b) << STEP | u64::from(x) << (2 * STEP) | u64::from(d) << last;
+        // Only the low `columns` bits count.
+        _bzhi_u64(bits ^ fingerprint, columns as u32) == 0
     }
+}
+
+/// Every kernel [`kernel`]`(max_columns)` may return on some CPU that this
+/// one can run (tests): the AVX2 one, and the AVX-512 one where [`avx512`].
+#[cfg(test)]
+pub(crate) fn kernels(max_columns: usize) -> Vec<Kernel> {
+    let mut kernels: Vec<Kernel> = vec![match max_columns {
+        0..=STEP => matches8,
+        9..=16 => matches16,
+        _ => matches32,
+    }];
+    if max_columns <= 16 && avx512() {
+        kernels.push(if max_columns <= STEP {
+            matches8_avx512
+        } else {
+            matches16_avx512
+        });
+    }
+    kernels
+}
+
+/// Whether blocks of `columns` columns may meet [`kernel`]`(max_columns)`:
+/// those of `max_columns − 1` and `max_columns` columns (tests).
+#[cfg(test)]
+pub(crate) fn kernel_serves(max_columns: usize, columns: usize) -> bool {
+    (max_columns.saturating_sub(1)..=max_columns).contains(&columns) && columns >= 1
 }
 
 /// The parities of eight columns' 32-bit values, one per lane, as bits 0
@@ -126,14 +429,26 @@ unsafe fn parities16(a: __m256i, b: __m256i) -> (u8, u8) {
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; no memory is touched.
     unsafe {
-        let a = _mm256_xor_si256(a, _mm256_slli_epi32::<16>(a));
-        let b = _mm256_xor_si256(b, _mm256_srli_epi32::<16>(b));
-        let v = _mm256_blend_epi16::<0b1010_1010>(b, a);
-        // Each 16-bit half folds down to its top bit.
+        // `a`'s high halves and `b`'s low ones, xored with the other
+        // halves swapped into place: each 16-bit half of `v` is one
+        // column's fold to 16 bits.
+        let kept = _mm256_blend_epi16::<0b1010_1010>(b, a);
+        let other = _mm256_blend_epi16::<0b1010_1010>(a, b);
+        let swap = _mm256_setr_epi8(
+            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11,
+            8, 9, 14, 15, 12, 13,
+        );
+        let v = _mm256_xor_si256(kept, _mm256_shuffle_epi8(other, swap));
+        // Each 16-bit half folds to 4 bits (bits 8 to 11), whose parity a
+        // table gives as the top bit of the half.
         let v = _mm256_xor_si256(v, _mm256_slli_epi16::<8>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<4>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<2>(v));
-        let v = _mm256_xor_si256(v, _mm256_slli_epi16::<1>(v));
+        let v = _mm256_xor_si256(v, _mm256_srli_epi16::<4>(v));
+        let nibble = _mm256_and_si256(v, _mm256_set1_epi16(0x0F00));
+        let odd = _mm256_setr_epi8(
+            0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128,
+            0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0,
+        );
+        let v = _mm256_shuffle_epi8(odd, nibble);
         let high = _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u8;
         let low = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<16>(v))) as u8;
         (high, low)

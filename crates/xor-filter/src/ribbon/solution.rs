@@ -26,10 +26,14 @@ pub(crate) struct Solution {
     pub(crate) seed: u64,
     /// The number of distinct key hashes the filter was built from.
     pub(crate) keys: usize,
-    /// `shape.words()` words, then [`PAD`] zero words that no key's
-    /// equation covers (lookups read whole steps of columns past the last
-    /// block's words).
-    pub(crate) words: Vec<u32>,
+    /// The words as lookups read them (see [`Solution::new`]): the lower
+    /// blocks' words, a copy of the first `columns` columns of blocks
+    /// `upper_start` to `upper_start + 2` (the *shadow*, when there are
+    /// upper blocks), the upper blocks' words, then zero words that no
+    /// key's equation covers (lookups read whole steps of columns past the
+    /// last block's words). [`Solution::table_words`] gives the stored
+    /// words without the shadow.
+    words: Vec<u32>,
     /// What a lookup reads besides the words, worked out once.
     lookup: Lookup,
 }
@@ -45,16 +49,20 @@ struct Lookup {
     path: u8,
     /// `shape.starts()`.
     starts: usize,
-    /// `upper_start − 3` (wrapping): a band starting at block `b` covers
-    /// blocks of both column counts when `b − straddle_from < 3`.
-    straddle_from: usize,
     /// `shape.upper_start`.
     upper_start: usize,
-    /// The columns of a lower (0) and an upper (1) block.
-    columns: [usize; 2],
-    /// What `first_word(b)` is short of `b × columns`: 0 for a lower
-    /// block, `upper_start` for an upper one.
-    offset: [usize; 2],
+    /// `shape.columns`: the columns of a lower block (an upper one has one
+    /// more).
+    columns: usize,
+    /// What an upper block's first word in `words` is beyond `b ×
+    /// (columns + 1)`: the shadow's words less `upper_start` (wrapping).
+    /// (Beyond `b × columns` it is `b + upper_offset`.)
+    upper_offset: usize,
+    /// The words of the shadow.
+    shadow: usize,
+    /// The AVX2 kernel for the shape's column counts.
+    #[cfg(target_arch = "x86_64")]
+    kernel: super::simd::Kernel,
 }
 
 /// A filter of no keys: every lookup says no.
@@ -66,16 +74,22 @@ const AVX2: u8 = 2;
 /// No AVX2.
 const PORTABLE: u8 = 3;
 
-/// Zero words after the last block's: the widest read past a block's
-/// first word, `MAX_COLUMNS` (a whole number of AVX2 steps).
-pub(crate) const PAD: usize = 32;
+/// Words after the last block's that a caller of [`Solution::new`] may
+/// allocate: the shadow's words (at most `3 × (MAX_COLUMNS − 1)`) and the
+/// zero words lookups read past the last block ([`READ_PAD`]), so that the
+/// shadow is put in place without a new allocation.
+pub(crate) const PAD: usize = 128;
+
+/// Zero words after the last block's in `words`: the widest read past a
+/// block's first word, `MAX_COLUMNS` (a whole number of AVX2 steps).
+const READ_PAD: usize = 32;
 
 /// Equal solutions have equal shapes, seeds, key counts and words (the
 /// CPU a lookup runs on is no part of the filter).
 impl PartialEq for Solution {
     fn eq(&self, other: &Self) -> bool {
         (self.shape, self.seed, self.keys) == (other.shape, other.seed, other.keys)
-            && self.words == other.words
+            && self.table_words().eq(other.table_words())
     }
 }
 
@@ -106,12 +120,44 @@ fn matches_portable(
 }
 
 impl Solution {
-    /// The solution of `keys` distinct keys in `shape` under `seed`.
+    /// The solution of `keys` distinct keys in `shape` under `seed`, from
+    /// its `shape.words()` stored words (block after block, as
+    /// [`Shape::first_word`] places them; any words beyond are ignored).
+    ///
+    /// A band that starts in one of the last three lower blocks covers
+    /// blocks of both column counts, so its words are not at one stride.
+    /// Rather than branch for them, a lookup reads such a band from the
+    /// *shadow*: right after the lower blocks, the first `columns` columns
+    /// of blocks `upper_start` to `upper_start + 2` again (the only ones
+    /// such a band compares), so that blocks `0` to `upper_start + 2` lie
+    /// at one stride. It costs `3 × columns` words, and every lookup
+    /// computes its first word with one formula.
     pub(crate) fn new(shape: Shape, seed: u64, keys: usize, mut words: Vec<u32>) -> Self {
-        // A no-op for callers that allocated the padding already.
-        words.resize(shape.words() + PAD, 0);
+        let stored = shape.words();
+        let columns = shape.columns as usize;
+        let shadow = if shape.upper_start < shape.blocks {
+            3 * columns
+        } else {
+            0
+        };
+        // No new allocation for callers that allocated `PAD` words more.
+        words.truncate(stored);
+        words.resize(stored + shadow + READ_PAD, 0);
+        let lower_end = shape.upper_start * columns;
+        words.copy_within(lower_end..stored, lower_end + shadow);
+        for k in 0..shadow / columns.max(1) {
+            let block = shape.upper_start + k;
+            let at = lower_end + k * columns;
+            if block < shape.blocks {
+                let from = shape.first_word(block) + shadow;
+                words.copy_within(from..from + columns, at);
+            } else {
+                words[at..at + columns].fill(0);
+            }
+        }
         #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi2");
         #[cfg(not(target_arch = "x86_64"))]
         let avx2 = false;
         let path = match (keys, avx2, seed) {
@@ -120,14 +166,15 @@ impl Solution {
             (_, true, _) => AVX2,
             (_, false, _) => PORTABLE,
         };
-        let columns = shape.columns as usize;
         let lookup = Lookup {
             path,
             starts: shape.starts(),
-            straddle_from: shape.upper_start.wrapping_sub(BAND_BLOCKS - 1),
             upper_start: shape.upper_start,
-            columns: [columns, columns + 1],
-            offset: [0, shape.upper_start],
+            columns,
+            upper_offset: shadow.wrapping_sub(shape.upper_start),
+            shadow,
+            #[cfg(target_arch = "x86_64")]
+            kernel: super::simd::kernel(shape.max_columns() as usize),
         };
         Solution {
             shape,
@@ -161,7 +208,32 @@ impl Solution {
         }
     }
 
-    /// The lookup with the AVX2 column kernel (`simd::matches`): everything
+    /// The band of a key whose band starts at block `block`: the index in
+    /// `words` of its first word, and its stride, the columns of `block`.
+    /// Its four blocks' words are at `first + k × columns` for k < 4 (in
+    /// the shadow for a band starting in the last three lower blocks), and
+    /// their first `columns` columns are the band's.
+    #[inline(always)]
+    fn band(&self, block: usize) -> (usize, usize) {
+        let lookup = &self.lookup;
+        // Branch-free: `upper` is 0 or 1, and the offset applies to upper
+        // blocks only.
+        let upper = usize::from(block >= lookup.upper_start);
+        let columns = lookup.columns + upper;
+        // `block × columns` plus the offset, for an upper block `block +
+        // upper_offset` (the multiplication does not wait on the comparison).
+        let first = (block * lookup.columns)
+            .wrapping_add(block.wrapping_add(lookup.upper_offset) & upper.wrapping_neg());
+        debug_assert_eq!(
+            first,
+            self.shape.first_word(block) + lookup.shadow * upper,
+            "{block}"
+        );
+        debug_assert_eq!(columns, self.shape.columns_of(block) as usize);
+        (first, columns)
+    }
+
+    /// The lookup with the AVX2 column kernel (`simd::Kernel`): everything
     /// up to the kernel is inlined into the caller (whose loop keeps the
     /// constants in registers), and the kernel takes its arguments in
     /// registers. Only call when the path is `AVX2` or `AVX2_FIRST_SEED`.
@@ -175,46 +247,28 @@ impl Solution {
         } else {
             row::equation_hash(mixed, self.seed)
         };
-        let block = row::start_block(h, lookup.starts);
-        // A band whose four blocks have one column count (all but the
-        // three bands that straddle `upper_start`) reads its blocks at one
-        // stride; the others take the portable path. The test is the same
-        // for almost every lookup, so it is predicted.
-        if block.wrapping_sub(lookup.straddle_from) < BAND_BLOCKS - 1 {
-            return self.lookup_straddling(mixed);
-        }
-        let upper = usize::from(block >= lookup.upper_start);
-        let columns = lookup.columns[upper];
-        // `shape.first_word(block)`.
-        let first = block * columns - lookup.offset[upper];
-        debug_assert_eq!(first, self.shape.first_word(block));
-        debug_assert_eq!(columns, self.shape.columns_of(block) as usize);
+        let (first, columns) = self.band(row::start_block(h, lookup.starts));
         let (low, high) = row::coefficient_words(h);
-        debug_assert!(lookup.path != PORTABLE && first + 3 * columns + PAD <= self.words.len());
+        debug_assert!(
+            lookup.path != PORTABLE && first + 3 * columns + READ_PAD <= self.words.len()
+        );
         // SAFETY: the path is an AVX2 one (the caller's contract), and
-        // that only when the CPU has AVX2 (`new`). `first + 3 · columns` is
-        // block `block + 3`'s first word, at most `shape.words()`, and the
-        // kernel reads at most `MAX_COLUMNS` (= `PAD`) words from there,
-        // inside the `shape.words() + PAD` words `new` made `words` hold;
-        // `first` is below `words.len()`, so the pointer is in bounds.
+        // that only when the CPU has AVX2 and BMI2 (`new`); the kernel is
+        // the one for the shape's column counts (`new`), which include
+        // `columns`. `first + 3 · columns` is the band's last block's
+        // first word in `words`, at most the index of the last block's
+        // end, and the kernel reads at most `MAX_COLUMNS` (= `READ_PAD`)
+        // words from there, inside the `READ_PAD` words `new` put after
+        // the last block's; `first` is below `words.len()`, so the
+        // pointer is in bounds.
         unsafe {
-            super::simd::matches(
+            (lookup.kernel)(
                 self.words.as_ptr().add(first),
                 columns,
-                low,
-                high,
+                &[low, high],
                 row::fingerprint(h),
             )
         }
-    }
-
-    /// The lookup of a band that straddles `upper_start`, out of line so
-    /// that the common path stays small.
-    #[cfg(target_arch = "x86_64")]
-    #[cold]
-    #[inline(never)]
-    fn lookup_straddling(&self, mixed: u64) -> bool {
-        self.lookup_portable(mixed)
     }
 
     /// The lookup one column at a time, for any CPU: the same answer as
@@ -222,8 +276,7 @@ impl Solution {
     #[inline(always)]
     fn lookup_portable(&self, mixed: u64) -> bool {
         let h = row::equation_hash(mixed, self.seed);
-        let shape = &self.shape;
-        let block = row::start_block(h, shape.starts());
+        let (first, columns) = self.band(row::start_block(h, self.lookup.starts));
         let (low, high) = row::coefficient_words(h);
         let coefficients = [
             low as u32,
@@ -231,10 +284,7 @@ impl Solution {
             high as u32,
             (high >> 32) as u32,
         ];
-        let columns = shape.columns_of(block) as usize;
-        // The start is below `blocks − 3`, so blocks `block` to `block + 3`
-        // exist.
-        let at = |k: usize| &self.words[shape.first_word(block + k)..];
+        let at = |k: usize| &self.words[first + k * columns..];
         matches_portable(
             [at(0), at(1), at(2), at(3)],
             columns,
@@ -248,9 +298,8 @@ impl Solution {
     #[inline(always)]
     pub(crate) fn prefetch_mixed(&self, mixed: u64) {
         let h = row::equation_hash(mixed, self.seed);
-        let block = row::start_block(h, self.shape.starts());
-        let first = self.shape.first_word(block);
-        let words = BAND_BLOCKS * self.shape.columns_of(block) as usize;
+        let (first, columns) = self.band(row::start_block(h, self.lookup.starts));
+        let words = BAND_BLOCKS * columns;
         // Sixteen 4-byte words per 64-byte line.
         let mut word = first;
         while word < first + words {
@@ -260,9 +309,21 @@ impl Solution {
         prefetch(&self.words, first + words - 1);
     }
 
-    /// The bytes of the solution words.
+    /// The bytes of the solution words (without the shadow's few
+    /// hundred bytes at most, a copy).
     pub(crate) fn memory_bytes(&self) -> usize {
         self.shape.words() * size_of::<u32>()
+    }
+
+    /// The stored words, `shape.words()` of them, block after block (as
+    /// [`Shape::first_word`] places them): `words` without the shadow.
+    pub(crate) fn table_words(&self) -> impl Iterator<Item = u32> + '_ {
+        let lower_end = self.shape.upper_start * self.shape.columns as usize;
+        let shadow = self.lookup.shadow;
+        self.words[..lower_end]
+            .iter()
+            .chain(&self.words[lower_end + shadow..self.shape.words() + shadow])
+            .copied()
     }
 }
 
@@ -276,7 +337,9 @@ impl Solution {
         w.u64(self.shape.blocks as u64);
         w.u32(self.shape.columns);
         w.u64(self.shape.upper_start as u64);
-        w.u32_array(&self.words[..self.shape.words()]);
+        // As `u32_array` writes it: the count, then the words.
+        w.u64(self.shape.words() as u64);
+        self.table_words().for_each(|word| w.u32(word));
         w.finish()
     }
 
@@ -352,7 +415,12 @@ mod tests {
             }
             // A later seed's path (the answers are another system's, but
             // both paths must give them alike).
-            let seeded = Solution::new(shape, 12_345, solution.keys, solution.words.clone());
+            let seeded = Solution::new(
+                shape,
+                12_345,
+                solution.keys,
+                solution.table_words().collect(),
+            );
             for i in 0..20_000 {
                 let h = filter_core::mix64(i);
                 assert_eq!(seeded.contains_mixed(h), seeded.lookup_portable(h));
@@ -360,16 +428,19 @@ mod tests {
         }
     }
 
-    /// The AVX2 kernel and the portable one agree on every column count.
+    /// Every AVX2 kernel and the portable loop agree on every column count
+    /// the kernel serves.
     #[test]
     #[allow(clippy::needless_range_loop)]
     #[allow(unsafe_code)]
     fn simd_and_portable_columns_agree() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi2"))
+        {
             return;
         }
         let words: Vec<u32> = (0..200).map(|i| filter_core::mix64(i) as u32).collect();
-        for trial in 0..2000u64 {
+        for trial in 0..3000u64 {
             let columns = 1 + (trial % 32) as usize;
             let stride = columns;
             let c = |k: u64| filter_core::mix64(trial * 3 + k + 1000);
@@ -381,13 +452,6 @@ mod tests {
                 (high >> 32) as u32,
             ];
             let blocks: [&[u32]; 4] = std::array::from_fn(|k| &words[k * stride..]);
-            let simd = |fingerprint| {
-                // SAFETY: the CPU has AVX2 (checked above), and `words`
-                // holds 200 >= 3 * 33 + 32 words.
-                unsafe {
-                    super::super::simd::matches(words.as_ptr(), stride, low, high, fingerprint)
-                }
-            };
             // A fingerprint that matches, then one wrong bit at a time.
             let mut fingerprint = 0u64;
             for j in 0..columns {
@@ -395,11 +459,26 @@ mod tests {
                 fingerprint |= u64::from(x.count_ones() & 1) << j;
             }
             fingerprint |= c(3) & !((1u64 << columns) - 1);
-            assert!(matches_portable(blocks, columns, coefficients, fingerprint));
-            assert!(simd(fingerprint));
             let wrong = fingerprint ^ (1 << (trial as usize % columns));
+            assert!(matches_portable(blocks, columns, coefficients, fingerprint));
             assert!(!matches_portable(blocks, columns, coefficients, wrong));
-            assert!(!simd(wrong));
+            let mut served = 0;
+            for max_columns in 1..=32 {
+                if !super::super::simd::kernel_serves(max_columns, columns) {
+                    continue;
+                }
+                served += 1;
+                for kernel in super::super::simd::kernels(max_columns) {
+                    // SAFETY: the CPU has AVX2 and BMI2 (checked above) and
+                    // what `kernels` checked for the AVX-512 ones, the
+                    // kernel serves `columns`, and `words` holds 200 >= 3 *
+                    // 32 + 32 words.
+                    let simd = |f| unsafe { kernel(words.as_ptr(), stride, &[low, high], f) };
+                    assert!(simd(fingerprint), "{max_columns} {columns}");
+                    assert!(!simd(wrong), "{max_columns} {columns}");
+                }
+            }
+            assert!(served > 0);
         }
     }
 }
