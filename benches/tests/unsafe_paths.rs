@@ -29,7 +29,10 @@
 //! through inserts, counts, removes, merges and growth, and the unchecked
 //! word reads of its lookup path (with and without counters stored);
 //! `xor-filter`'s unchecked slot reads (owned filters, views and
-//! partitioned builds) and `Ribbon`'s AVX2 lookup kernel, banding and back substitution; the scalable filters'
+//! partitioned builds) and `Ribbon`'s AVX2 lookup kernels, banding and
+//! back substitution (its AVX-512 lookup kernels are inline assembly,
+//! which Miri cannot run: a plain `cargo test` runs them where the CPU has
+//! AVX-512); the scalable filters'
 //! stages, which are the same kernels; `filter-core`'s call into its batch
 //! loop compiled for AVX2 (the batches of small tables, answered a chunk at
 //! a time where the filter opts in). Not under Miri: batches over tables

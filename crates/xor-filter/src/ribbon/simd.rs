@@ -400,7 +400,7 @@ pub(crate) fn kernel_serves(max_columns: usize, columns: usize) -> bool {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn parities8(v: __m256i) -> u8 {
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; no memory is touched.
     unsafe {
@@ -425,7 +425,7 @@ unsafe fn parities8(v: __m256i) -> u8 {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn parities16(a: __m256i, b: __m256i) -> (u8, u8) {
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; no memory is touched.
     unsafe {
@@ -481,7 +481,7 @@ pub(crate) unsafe fn solve_bytes(rows: &[[u64; 3]], solved: &mut [u8]) {
     /// Slots above the current one that come from the register.
     const NEAR: u32 = 8;
     assert!(solved.len() >= rows.len() + SOLVE_PAD);
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function (the caller checked the
     // CPU). The loads read bytes `slot + 9 .. slot + 137` of `solved`,
@@ -585,7 +585,7 @@ pub(crate) unsafe fn solve_halves(rows: &[[u64; 3]], solved: &mut [u16]) {
     /// Slots above the current one that come from the register.
     const NEAR: u32 = 4;
     assert!(solved.len() >= rows.len() + SOLVE_PAD);
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function (the caller checked the
     // CPU). The loads read slots `slot + 5 .. slot + 133` of `solved`,
@@ -654,7 +654,7 @@ pub(crate) unsafe fn solve_halves(rows: &[[u64; 3]], solved: &mut [u16]) {
 /// The CPU must support AVX2, and 32 slots from `slots` must be readable.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn column_words_halves(slots: *const u16, columns: usize, words: &mut [u32]) {
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; 32 slots from `slots` are
     // readable (the caller's contract).
@@ -681,7 +681,7 @@ pub(crate) unsafe fn column_words_halves(slots: *const u16, columns: usize, word
 /// The CPU must support AVX2, and 32 bytes from `bytes` must be readable.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn column_words(bytes: *const u8, columns: usize, words: &mut [u32]) {
-    // See `matches` for `unused_unsafe`.
+    // See `matches32` for `unused_unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: AVX2 is enabled on this function; 32 bytes from `bytes` are
     // readable (the caller's contract).
