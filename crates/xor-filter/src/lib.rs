@@ -108,6 +108,6 @@ pub use partitioned::{
     PartitionedBinaryFuse8Ref, PartitionedBinaryFuse16, PartitionedBinaryFuse16Ref,
     PartitionedBinaryFuseRef, partition_of_hash,
 };
-pub use ribbon::{MAX_RIBBON_KEYS, Ribbon};
+pub use ribbon::{MAX_RIBBON_KEYS, Ribbon, RibbonRef};
 pub use view::{BinaryFuse8Ref, BinaryFuse16Ref, BinaryFuseRef, Xor8Ref, Xor16Ref, XorRef};
 pub use xor::{Xor, Xor8, Xor16};

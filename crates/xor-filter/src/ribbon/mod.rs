@@ -103,6 +103,7 @@ mod shape;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 mod solution;
+mod view;
 
 use std::hash::Hash;
 
@@ -111,6 +112,7 @@ use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64};
 pub use shape::MAX_RIBBON_KEYS;
 use shape::Shape;
 use solution::Solution;
+pub use view::RibbonRef;
 
 /// A static standard ribbon filter: built once from all keys, at any
 /// false-positive rate from 1/2 down to 2^-32, in about

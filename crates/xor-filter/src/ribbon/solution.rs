@@ -108,15 +108,45 @@ fn matches_portable(
     coefficients: [u32; BAND_BLOCKS],
     fingerprint: u64,
 ) -> bool {
+    matches_columns(
+        blocks.map(|block| block.iter().copied()),
+        columns,
+        coefficients,
+        fingerprint,
+    )
+}
+
+/// [`matches_portable`] over any source of the four blocks' words, in
+/// column order: the owned table's `u32`s, or a borrowed view's
+/// little-endian bytes ([`SolutionRef`]).
+#[inline(always)]
+fn matches_columns<I: Iterator<Item = u32>>(
+    blocks: [I; BAND_BLOCKS],
+    columns: usize,
+    coefficients: [u32; BAND_BLOCKS],
+    fingerprint: u64,
+) -> bool {
     let [a, b, c, d] = blocks;
     let [ca, cb, cc, cd] = coefficients;
-    for (j, (((&a, &b), &c), &d)) in a.iter().zip(b).zip(c).zip(d).take(columns).enumerate() {
+    for (j, (((a, b), c), d)) in a.zip(b).zip(c).zip(d).take(columns).enumerate() {
         let x = (ca & a) ^ (cb & b) ^ (cc & c) ^ (cd & d);
         if (u64::from(x.count_ones()) ^ (fingerprint >> j)) & 1 != 0 {
             return false;
         }
     }
     true
+}
+
+/// The four 32-bit coefficient words of a key's band, one per block.
+#[inline(always)]
+fn coefficient_blocks(h: u64) -> [u32; BAND_BLOCKS] {
+    let (low, high) = row::coefficient_words(h);
+    [
+        low as u32,
+        (low >> 32) as u32,
+        high as u32,
+        (high >> 32) as u32,
+    ]
 }
 
 impl Solution {
@@ -277,18 +307,11 @@ impl Solution {
     fn lookup_portable(&self, mixed: u64) -> bool {
         let h = row::equation_hash(mixed, self.seed);
         let (first, columns) = self.band(row::start_block(h, self.lookup.starts));
-        let (low, high) = row::coefficient_words(h);
-        let coefficients = [
-            low as u32,
-            (low >> 32) as u32,
-            high as u32,
-            (high >> 32) as u32,
-        ];
         let at = |k: usize| &self.words[first + k * columns..];
         matches_portable(
             [at(0), at(1), at(2), at(3)],
             columns,
-            coefficients,
+            coefficient_blocks(h),
             row::fingerprint(h),
         )
     }
@@ -349,7 +372,48 @@ impl Solution {
     ///
     /// [`Error::Corrupt`] naming the field; [`Error::HasherMismatch`].
     pub(crate) fn from_bytes(bytes: &[u8], probe: &HasherProbe) -> Result<Self, Error> {
-        let mut r = ByteReader::open(bytes, FilterKind::Ribbon, probe)?;
+        let stored = SolutionRef::read(ByteReader::open(bytes, FilterKind::Ribbon, probe)?)?;
+        let mut words = Vec::new();
+        words
+            .try_reserve_exact(stored.shape.words() + PAD)
+            .map_err(|_| {
+                Error::corrupt(format_args!(
+                    "{} words cannot be allocated",
+                    stored.shape.words()
+                ))
+            })?;
+        words.extend(stored.stored_words());
+        Ok(stored.with_words(words))
+    }
+}
+
+/// A solution whose words are borrowed little-endian bytes, as
+/// [`Solution::to_bytes`] wrote them (no shadow, no padding): what a
+/// borrowed view ([`RibbonRef`](crate::RibbonRef)) queries, and what
+/// [`Solution::from_bytes`] copies from, so that both accept exactly the
+/// same bytes (bar the checksum, which the view leaves to its own call).
+///
+/// `words.len() == 4 × shape.words()`, so every word of every band the
+/// shape admits is in bounds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolutionRef<'a> {
+    pub(crate) shape: Shape,
+    pub(crate) seed: u64,
+    pub(crate) keys: usize,
+    /// The stored words, 4 bytes each, block after block (as
+    /// [`Shape::first_word`] places them).
+    pub(crate) words: &'a [u8],
+}
+
+impl<'a> SolutionRef<'a> {
+    /// Reads the body after the header `r` has validated, checking every
+    /// field and the words' count against the shape, at a cost independent
+    /// of the number of words.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the field.
+    pub(crate) fn read(mut r: ByteReader<'a>) -> Result<Self, Error> {
         let seed = r.u64("seed")?;
         let keys = r.u64("keys")?;
         let blocks = r.u64("blocks")?;
@@ -371,23 +435,97 @@ impl Solution {
                 shape.slots()
             )));
         }
-        // The reader checks the claimed count against the bytes present
-        // before allocating, so a lying count cannot exhaust memory.
-        let stored = r.u32_array("words")?;
-        if stored.len() != shape.words() {
+        // The reader checks the claimed count against the bytes present.
+        let words = r.borrow_array(size_of::<u32>(), "words")?;
+        let count = words.len() / size_of::<u32>();
+        if count != shape.words() {
             return Err(Error::corrupt(format_args!(
-                "words has {} words, but the shape needs {}",
-                stored.len(),
+                "words has {count} words, but the shape needs {}",
                 shape.words()
             )));
         }
         r.finish()?;
-        let mut words = Vec::new();
-        words.try_reserve_exact(shape.words() + PAD).map_err(|_| {
-            Error::corrupt(format_args!("{} words cannot be allocated", shape.words()))
-        })?;
-        words.extend_from_slice(&stored);
-        Ok(Solution::new(shape, seed, keys, words))
+        Ok(SolutionRef {
+            shape,
+            seed,
+            keys,
+            words,
+        })
+    }
+
+    /// The stored words, in order.
+    pub(crate) fn stored_words(&self) -> impl Iterator<Item = u32> + 'a {
+        self.words
+            .chunks_exact(size_of::<u32>())
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    }
+
+    /// The owned solution of this shape, seed and key count, with `words`
+    /// (this one's words, as [`Solution::new`] takes them).
+    pub(crate) fn with_words(&self, words: Vec<u32>) -> Solution {
+        Solution::new(self.shape, self.seed, self.keys, words)
+    }
+
+    /// The owned solution: a copy of the words.
+    pub(crate) fn to_solution(&self) -> Solution {
+        let mut words = Vec::with_capacity(self.shape.words() + PAD);
+        words.extend(self.stored_words());
+        self.with_words(words)
+    }
+
+    /// The four blocks' words of the band that starts at block `block`
+    /// (below `shape.starts()`), as little-endian bytes: of each block, the
+    /// first `columns_of(block)` columns, the ones the band compares. The
+    /// band's last block is below `shape.blocks`, and no block has fewer
+    /// columns than one before it, so every range ends at or before
+    /// `first_word(block + 4) <= shape.words()`: in bounds for any shape
+    /// [`Shape::new`] accepts, since `read` checked the words' length.
+    #[inline(always)]
+    fn band(&self, block: usize) -> [&'a [u8]; BAND_BLOCKS] {
+        let bytes = size_of::<u32>() * self.shape.columns_of(block) as usize;
+        let words = self.words;
+        std::array::from_fn(|k| {
+            let first = size_of::<u32>() * self.shape.first_word(block + k);
+            &words[first..first + bytes]
+        })
+    }
+
+    /// Whether the key of mixed hash `mixed` may be in the set: the same
+    /// answer as [`Solution::contains_mixed`] for the same bytes (`false`
+    /// for every key when there are none). Reads words with bounds-checked
+    /// indexing, so no bytes can make it read out of bounds.
+    #[inline]
+    pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        if self.keys == 0 {
+            return false;
+        }
+        let h = row::equation_hash(mixed, self.seed);
+        let block = row::start_block(h, self.shape.starts());
+        let le = |w: &[u8]| u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        matches_columns(
+            self.band(block)
+                .map(|words| words.chunks_exact(size_of::<u32>()).map(le)),
+            self.shape.columns_of(block) as usize,
+            coefficient_blocks(h),
+            row::fingerprint(h),
+        )
+    }
+
+    /// Hints that the lookup of mixed hash `mixed` will read its words
+    /// soon. Never changes an answer.
+    #[inline(always)]
+    pub(crate) fn prefetch_mixed(&self, mixed: u64) {
+        let h = row::equation_hash(mixed, self.seed);
+        let block = row::start_block(h, self.shape.starts());
+        let first = size_of::<u32>() * self.shape.first_word(block);
+        let last = size_of::<u32>() * self.shape.first_word(block + BAND_BLOCKS) - 1;
+        // 64-byte lines.
+        let mut at = first;
+        while at < last {
+            prefetch(self.words, at);
+            at += 64;
+        }
+        prefetch(self.words, last);
     }
 }
 
