@@ -64,9 +64,10 @@
 //!   once for every type here, views included) request each query's three
 //!   slots 32 queries ahead in tables of 8 MiB or more, and answer 32 at a
 //!   time in a loop compiled for AVX2 on CPUs that have it.
-//! - **Views borrow** (see [`BinaryFuseRef`]): opening validates the header
-//!   and lengths only, reads are bounds-checked byte reads, and the checksum
-//!   is its own call.
+//! - **Views borrow** (see [`BinaryFuseRef`], [`RibbonRef`] and
+//!   [`PartitionedBinaryFuseRef`]): opening validates the header and
+//!   lengths only, reads are bounds-checked byte reads, and the checksum is
+//!   its own call.
 //! - **Partitions for scale** (see [`PartitionedBinaryFuse`]): a type and
 //!   format kind of their own, so the single-table lookup keeps its three
 //!   loads and no partition step.

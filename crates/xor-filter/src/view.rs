@@ -1,7 +1,10 @@
 //! Borrowed views: a static filter queried in place, over the bytes
 //! [`to_bytes`](crate::BinaryFuse::to_bytes) wrote (a memory-mapped file, a
 //! page of a larger file, a buffer received from the network), without
-//! copying its table.
+//! copying its table. This module has the xor and binary fuse views; the
+//! partitioned filter's ([`PartitionedBinaryFuseRef`](crate::PartitionedBinaryFuseRef))
+//! and the ribbon filter's ([`RibbonRef`](crate::RibbonRef)) follow the
+//! same design in their own modules.
 //!
 //! Design decisions:
 //!

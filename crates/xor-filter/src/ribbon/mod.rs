@@ -89,6 +89,12 @@
 //!   distinct keys are never mistaken for a duplicate (probability 2^-64).
 //! - **An empty filter answers `false`.** Built from no keys, the table
 //!   holds nothing a key could match, so every lookup says no.
+//! - **A view reads the bytes as they are.** [`RibbonRef`] queries the
+//!   bytes of [`Ribbon::to_bytes`] in place (`view.rs`): they have no
+//!   shadow and no padding, so it finds each of a band's four blocks with
+//!   `Shape::first_word` and evaluates every column in a safe loop,
+//!   reading each word as bounds-checked little-endian bytes. It answers as
+//!   the owned filter, a few times slower than its column kernels.
 //! - **Bounded retries.** An attempt fails for a few percent of key sets;
 //!   after [`MAX_ATTEMPTS`](band::MAX_ATTEMPTS) failed seeds the build
 //!   returns [`Error::ConstructionFailed`] instead of looping.

@@ -108,33 +108,39 @@ fn matches_portable(
     coefficients: [u32; BAND_BLOCKS],
     fingerprint: u64,
 ) -> bool {
-    matches_columns(
-        blocks.map(|block| block.iter().copied()),
-        columns,
-        coefficients,
-        fingerprint,
-    )
-}
-
-/// [`matches_portable`] over any source of the four blocks' words, in
-/// column order: the owned table's `u32`s, or a borrowed view's
-/// little-endian bytes ([`SolutionRef`]).
-#[inline(always)]
-fn matches_columns<I: Iterator<Item = u32>>(
-    blocks: [I; BAND_BLOCKS],
-    columns: usize,
-    coefficients: [u32; BAND_BLOCKS],
-    fingerprint: u64,
-) -> bool {
     let [a, b, c, d] = blocks;
     let [ca, cb, cc, cd] = coefficients;
-    for (j, (((a, b), c), d)) in a.zip(b).zip(c).zip(d).take(columns).enumerate() {
+    for (j, (((&a, &b), &c), &d)) in a.iter().zip(b).zip(c).zip(d).take(columns).enumerate() {
         let x = (ca & a) ^ (cb & b) ^ (cc & c) ^ (cd & d);
         if (u64::from(x.count_ones()) ^ (fingerprint >> j)) & 1 != 0 {
             return false;
         }
     }
     true
+}
+
+/// [`matches_portable`] for a borrowed table ([`SolutionRef`]): `blocks`
+/// are the four blocks' words of the band's columns as little-endian
+/// bytes, 4 a word and the same number in each. It evaluates every column
+/// instead of stopping at the first that differs: on a mix of members and
+/// non-members the stop is a branch the CPU cannot predict, and without
+/// the owned filter's column kernels that costs more than the columns it
+/// saves.
+#[inline(always)]
+fn matches_le(
+    blocks: [&[u8]; BAND_BLOCKS],
+    coefficients: [u32; BAND_BLOCKS],
+    fingerprint: u64,
+) -> bool {
+    let le = |w: &[u8]| u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+    let [a, b, c, d] = blocks.map(|block| block.chunks_exact(size_of::<u32>()));
+    let [ca, cb, cc, cd] = coefficients;
+    let mut differ = 0u32;
+    for (j, (((a, b), c), d)) in a.zip(b).zip(c).zip(d).enumerate() {
+        let x = (ca & le(a)) ^ (cb & le(b)) ^ (cc & le(c)) ^ (cd & le(d));
+        differ |= (x.count_ones() ^ (fingerprint >> j) as u32) & 1;
+    }
+    differ == 0
 }
 
 /// The four 32-bit coefficient words of a key's band, one per block.
@@ -467,7 +473,7 @@ impl<'a> SolutionRef<'a> {
     }
 
     /// The owned solution: a copy of the words.
-    pub(crate) fn to_solution(&self) -> Solution {
+    pub(crate) fn copy_solution(&self) -> Solution {
         let mut words = Vec::with_capacity(self.shape.words() + PAD);
         words.extend(self.stored_words());
         self.with_words(words)
@@ -501,14 +507,7 @@ impl<'a> SolutionRef<'a> {
         }
         let h = row::equation_hash(mixed, self.seed);
         let block = row::start_block(h, self.shape.starts());
-        let le = |w: &[u8]| u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        matches_columns(
-            self.band(block)
-                .map(|words| words.chunks_exact(size_of::<u32>()).map(le)),
-            self.shape.columns_of(block) as usize,
-            coefficient_blocks(h),
-            row::fingerprint(h),
-        )
+        matches_le(self.band(block), coefficient_blocks(h), row::fingerprint(h))
     }
 
     /// Hints that the lookup of mixed hash `mixed` will read its words

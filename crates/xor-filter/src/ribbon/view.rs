@@ -5,9 +5,11 @@
 //! The owned filter looks keys up in a copy of the words laid out for its
 //! column kernels (with a shadow of three blocks and zero words after the
 //! last block, see `solution.rs`); the bytes have neither, so a view reads
-//! each band's words where they are stored and evaluates the columns with
-//! the portable loop, one bounds-checked little-endian word at a time. The
-//! answers are the same for every key.
+//! each band's words where they are stored and evaluates every column in a
+//! safe loop, one bounds-checked little-endian word at a time. The answers
+//! are the same for every key; a lookup costs a few times the owned one's,
+//! so a filter queried at length is better loaded
+//! ([`Ribbon::from_bytes`], or [`RibbonRef::to_owned_filter`]).
 
 use std::fmt;
 use std::hash::Hash;
@@ -170,7 +172,7 @@ impl<'a, S: KeyHasher> RibbonRef<'a, S> {
         S: Clone,
     {
         Ribbon {
-            solution: self.solution.to_solution(),
+            solution: self.solution.copy_solution(),
             hasher: self.hasher.clone(),
         }
     }
