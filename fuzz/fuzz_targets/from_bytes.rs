@@ -381,6 +381,7 @@ fuzz_target!(|data: &[u8]| {
             xor_filter::PartitionedBinaryFuse16,
             b
         ),
+        7 => view!(xor_filter::RibbonRef, xor_filter::Ribbon, b),
         _ => {}
     }
 });
