@@ -506,7 +506,15 @@ impl<'a> SolutionRef<'a> {
             return false;
         }
         let h = row::equation_hash(mixed, self.seed);
-        let block = row::start_block(h, self.shape.starts());
+        self.matches_band(h, row::start_block(h, self.shape.starts()))
+    }
+
+    /// Whether the equation of hash `h` (as [`row::equation_hash`] gives
+    /// it), whose band starts at block `block` (below `shape.starts()`),
+    /// holds: the safe loop of [`contains_mixed`](Self::contains_mixed),
+    /// for a caller that worked out `h` and `block` itself.
+    #[inline(always)]
+    pub(crate) fn matches_band(&self, h: u64, block: usize) -> bool {
         matches_le(self.band(block), coefficient_blocks(h), row::fingerprint(h))
     }
 

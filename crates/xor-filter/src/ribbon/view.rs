@@ -4,12 +4,22 @@
 //!
 //! The owned filter looks keys up in a copy of the words laid out for its
 //! column kernels (with a shadow of three blocks and zero words after the
-//! last block, see `solution.rs`); the bytes have neither, so a view reads
-//! each band's words where they are stored and evaluates every column in a
-//! safe loop, one bounds-checked little-endian word at a time. The answers
-//! are the same for every key; a lookup costs a few times the owned one's,
-//! so a filter queried at length is better loaded
-//! ([`Ribbon::from_bytes`], or [`RibbonRef::to_owned_filter`]).
+//! last block, see `solution.rs`); the bytes have neither. Most bands need
+//! neither, though: a band whose four blocks have one column count lies at
+//! one stride in the stored words too, and unless it is among the last few
+//! of the table, the words a kernel reads past it (at most 32, `Kernel`'s
+//! contract) are still inside the bytes. So on x86-64 with AVX2 and BMI2
+//! (a little-endian host, whose words are the stored bytes as they are) a
+//! view runs the owned filter's kernel, chosen once when it opens, on the
+//! borrowed bytes for such bands; the kernels load with unaligned loads,
+//! so the table may start at any address. Which bands qualify is two
+//! ranges of start blocks worked out on opening from the shape and the
+//! bytes' length, so a lookup tests its block against two limits. The
+//! other bands (those that straddle the change of column count, those
+//! that end within 32 words of the table's end) and every band on other
+//! hosts take a safe loop, which evaluates every column, one
+//! bounds-checked little-endian word at a time. The answers are the same
+//! for every key, on either path, as the owned filter's.
 
 use std::fmt;
 use std::hash::Hash;
@@ -18,6 +28,8 @@ use filter_core::format::{ByteReader, FilterKind};
 use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64};
 
 use super::Ribbon;
+use super::row;
+use super::shape::BAND_BLOCKS;
 use super::solution::SolutionRef;
 use crate::view::checksum_holds;
 
@@ -47,8 +59,79 @@ use crate::view::checksum_holds;
 #[derive(Clone)]
 pub struct RibbonRef<'a, S = PortableHasher> {
     solution: SolutionRef<'a>,
+    /// The kernel path, when the CPU and the filter admit it.
+    #[cfg(target_arch = "x86_64")]
+    fast: Option<Fast>,
     bytes: &'a [u8],
     hasher: S,
+}
+
+/// What the kernel path of a view's lookup needs, worked out on opening: a
+/// band starting at block `b` is read by the kernel when `b < lower_end`
+/// or `b − upper_start < upper_len` (wrapping), and by the safe loop
+/// otherwise.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+struct Fast {
+    /// `simd::kernel(shape.max_columns())`, which serves both column
+    /// counts of the shape.
+    kernel: super::simd::Kernel,
+    /// Every band starting below this block covers lower blocks only, and
+    /// the kernel's reads from its first word end inside the words.
+    lower_end: usize,
+    /// `shape.upper_start`.
+    upper_start: usize,
+    /// Every band starting at one of the `upper_len` blocks from
+    /// `upper_start` covers upper blocks only, and the kernel's reads
+    /// from its first word end inside the words.
+    upper_len: usize,
+}
+
+/// Words a kernel may read past its band's last block's first word
+/// (`simd::Kernel`'s contract: `3 · columns + 32` words from the first).
+#[cfg(target_arch = "x86_64")]
+const KERNEL_READ: usize = 32;
+
+#[cfg(target_arch = "x86_64")]
+impl Fast {
+    /// The kernel path for `solution`, or `None` when the CPU lacks AVX2
+    /// or BMI2, or the filter has no keys.
+    fn new(solution: &SolutionRef<'_>) -> Option<Fast> {
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi2");
+        if !avx2 || solution.keys == 0 {
+            return None;
+        }
+        let shape = solution.shape;
+        // `read` checked that the bytes hold exactly `shape.words()` words;
+        // the limits are worked out from the bytes' length all the same,
+        // so that they hold for the slice the kernel reads.
+        let words = solution.words.len() / size_of::<u32>();
+        let columns = shape.columns as usize;
+        let upper_start = shape.upper_start;
+        // A lower band at `b` reads words `b · columns` to `b · columns +
+        // 3 · columns + KERNEL_READ`: in bounds while `b` is at most
+        // `(words − 3 · columns − KERNEL_READ) / columns`. It covers lower
+        // blocks only while `b + 3 < upper_start`.
+        let lower_end = words
+            .checked_sub(3 * columns + KERNEL_READ)
+            .map_or(0, |room| room / columns + 1)
+            .min(upper_start.saturating_sub(BAND_BLOCKS - 1));
+        // An upper band at `upper_start + i` starts at word `upper_start ·
+        // columns + i · (columns + 1)` and reads `3 · (columns + 1) +
+        // KERNEL_READ` words on; every band from `upper_start` on covers
+        // upper blocks only. No band starts there when `upper_start ==
+        // blocks`, and then `upper_len` is never used.
+        let upper_len = words
+            .checked_sub(upper_start * columns + 3 * (columns + 1) + KERNEL_READ)
+            .map_or(0, |room| room / (columns + 1) + 1);
+        Some(Fast {
+            kernel: super::simd::kernel(shape.max_columns() as usize),
+            lower_end,
+            upper_start,
+            upper_len,
+        })
+    }
 }
 
 impl<'a> RibbonRef<'a, PortableHasher> {
@@ -77,8 +160,11 @@ impl<'a, S: KeyHasher> RibbonRef<'a, S> {
     pub fn from_bytes_with_hasher(bytes: &'a [u8], hasher: S) -> Result<Self, Error> {
         let reader =
             ByteReader::open_unverified(bytes, FilterKind::Ribbon, &HasherProbe::of(&hasher))?;
+        let solution = SolutionRef::read(reader)?;
         Ok(RibbonRef {
-            solution: SolutionRef::read(reader)?,
+            #[cfg(target_arch = "x86_64")]
+            fast: Fast::new(&solution),
+            solution,
             bytes,
             hasher,
         })
@@ -98,20 +184,87 @@ impl<'a, S: KeyHasher> RibbonRef<'a, S> {
     /// it probably was. The same answer as the owned filter's.
     #[inline]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.solution.contains_mixed(self.hasher.mixed_hash(item))
+        self.contains_mixed(self.hasher.mixed_hash(item))
     }
 
     /// As [`contains`](Self::contains) for a key's hash, as
     /// `hasher.hash_key(key)` gives it (the filter's hasher is not used).
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.solution.contains_mixed(mix64(hash))
+        self.contains_mixed(mix64(hash))
     }
 
     /// The lookup of a mixed hash, for batches.
     #[inline(always)]
     pub(crate) fn contains_mixed(&self, mixed: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(fast) = &self.fast {
+            let solution = &self.solution;
+            let h = row::equation_hash(mixed, solution.seed);
+            let block = row::start_block(h, solution.shape.starts());
+            if block < fast.lower_end || block.wrapping_sub(fast.upper_start) < fast.upper_len {
+                return self.kernel_lookup(fast, h, block);
+            }
+            return solution.matches_band(h, block);
+        }
         self.solution.contains_mixed(mixed)
+    }
+
+    /// The kernel's answer for the equation of hash `h`, whose band starts
+    /// at block `block`. Only call with a `block` that `fast` admits (see
+    /// [`Fast`]).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn kernel_lookup(&self, fast: &Fast, h: u64, block: usize) -> bool {
+        let shape = &self.solution.shape;
+        let (first, columns) = (shape.first_word(block), shape.columns_of(block) as usize);
+        let (low, high) = row::coefficient_words(h);
+        let words = self.solution.words;
+        debug_assert!(
+            (block + BAND_BLOCKS - 1 < shape.upper_start || block >= shape.upper_start)
+                && size_of::<u32>() * (first + 3 * columns + KERNEL_READ) <= words.len()
+        );
+        // SAFETY: `fast` exists only where the CPU has AVX2 and BMI2
+        // (`Fast::new`), and its kernel serves the shape's column counts,
+        // `columns_of(block)` among them. The band's four blocks have one
+        // column count: `block < lower_end <= upper_start − 3` puts all
+        // four below `upper_start`, `block >= upper_start` all four at or
+        // above it; so they start at `first + k · columns`, as the kernel
+        // reads them. Its reads end `3 · columns + KERNEL_READ` words from
+        // `first`. A lower band has `first = block · columns` and `block <=
+        // (words − 3 · columns − KERNEL_READ) / columns`; an upper one, of
+        // `columns = c + 1` for the lower count `c`, has `first =
+        // upper_start · c + i · columns` (`i = block − upper_start <
+        // upper_len`) and `i <= (words − upper_start · c − 3 · columns −
+        // KERNEL_READ) / columns`. Either way `first + 3 · columns +
+        // KERNEL_READ <= words`, the number of whole words in `words` (the
+        // limits were computed from its length), so every read is inside
+        // the slice, and so is the pointer. The kernels load with
+        // unaligned loads (`vmovdqu` or memory operands of VEX and EVEX
+        // instructions, which need no alignment), so the pointer, which
+        // may be at any address, is never read as an aligned `u32`; on
+        // x86-64 (little-endian) each 4 bytes read as a lane are the
+        // stored word.
+        unsafe {
+            (fast.kernel)(
+                words.as_ptr().add(size_of::<u32>() * first).cast::<u32>(),
+                columns,
+                &[low, high],
+                row::fingerprint(h),
+            )
+        }
+    }
+
+    /// Whether the lookup of mixed hash `mixed` takes the kernel path
+    /// (tests).
+    #[cfg(all(test, target_arch = "x86_64"))]
+    fn takes_kernel(&self, mixed: u64) -> bool {
+        self.fast.is_some_and(|fast| {
+            let h = row::equation_hash(mixed, self.solution.seed);
+            let block = row::start_block(h, self.solution.shape.starts());
+            block < fast.lower_end || block.wrapping_sub(fast.upper_start) < fast.upper_len
+        })
     }
 
     /// Hints that the lookup of mixed hash `mixed` will read its words soon.
@@ -200,5 +353,41 @@ impl<T: Hash + ?Sized, S: KeyHasher> Filter<T> for RibbonRef<'_, S> {
 
     fn memory_bytes(&self) -> usize {
         RibbonRef::memory_bytes(self)
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Views of filters of a few sizes and rates answer as the owned
+    /// filter on both paths, and both paths are taken where the CPU has
+    /// AVX2: most bands by the kernel, the last few and those across the
+    /// change of column count by the safe loop.
+    #[test]
+    fn kernel_and_safe_paths_answer_as_the_owned_filter() {
+        let members: Vec<u64> = (0..3000).map(mix64).collect();
+        for fpr in [0.01, 0.001, 0.3, 0.5f64.powi(20)] {
+            let owned = Ribbon::from_hashes_with_fpr(&members, fpr).unwrap();
+            let bytes = owned.to_bytes();
+            let view = RibbonRef::from_bytes(&bytes).unwrap();
+            let (mut kernel, mut safe) = (0, 0);
+            for i in 0..40_000u64 {
+                let mixed = mix64(mix64(i) ^ 0x5555);
+                assert_eq!(
+                    view.contains_mixed(mixed),
+                    owned.contains_mixed(mixed),
+                    "{fpr} {i}"
+                );
+                if view.takes_kernel(mixed) {
+                    kernel += 1;
+                } else {
+                    safe += 1;
+                }
+            }
+            if view.fast.is_some() {
+                assert!(kernel > 0 && safe > 0, "{fpr}: {kernel} {safe}");
+            }
+        }
     }
 }
