@@ -30,7 +30,9 @@
 //! word reads of its lookup path (with and without counters stored);
 //! `xor-filter`'s unchecked slot reads (owned filters, views and
 //! partitioned builds) and `Ribbon`'s AVX2 lookup kernels, banding and
-//! back substitution (its AVX-512 lookup kernels are inline assembly,
+//! back substitution (the kernels run on the owned filter's words and, in
+//! a `RibbonRef`, on the borrowed bytes, one byte off so that the words
+//! are unaligned, up to the last band that the kernel may read in place) (its AVX-512 lookup kernels are inline assembly,
 //! which Miri cannot run: a plain `cargo test` runs them where the CPU has
 //! AVX-512); the scalable filters'
 //! stages, which are the same kernels; `filter-core`'s call into its batch
@@ -51,7 +53,7 @@ use filter_core::batch::PREFETCH_MIN_BYTES;
 use quotient_filter::QuotientFilter;
 use xor_filter::{
     BinaryFuse8, BinaryFuse8Ref, BinaryFuse16, BinaryFuse16Ref, PartitionedBinaryFuse8,
-    PartitionedBinaryFuse16Ref, Ribbon, Xor8, Xor8Ref, Xor16, Xor16Ref,
+    PartitionedBinaryFuse16Ref, Ribbon, RibbonRef, Xor8, Xor8Ref, Xor16, Xor16Ref,
 };
 
 /// `n` distinct, well-spread 64-bit hashes (`mix64` is a bijection).
@@ -367,6 +369,23 @@ fn static_filters() {
         let keys = hashes(3, 500);
         let ribbon = Ribbon::from_hashes_with_fpr(&keys, fpr).unwrap();
         assert!(keys.iter().all(|&h| ribbon.contains_hash(h)), "{fpr}");
+        // The view runs the same kernels on the bytes where a band's reads
+        // stay inside them (most of them here), and a safe loop elsewhere;
+        // one byte off, its words are unaligned.
+        let bytes = ribbon.to_bytes();
+        let mut shifted = vec![0u8];
+        shifted.extend_from_slice(&bytes);
+        for b in [&bytes[..], &shifted[1..]] {
+            let view = RibbonRef::from_bytes(b).unwrap();
+            assert!(keys.iter().all(|&h| view.contains_hash(h)), "{fpr}");
+            let others = hashes(5, 500);
+            assert!(
+                others
+                    .iter()
+                    .all(|&h| view.contains_hash(h) == ribbon.contains_hash(h)),
+                "{fpr}"
+            );
+        }
     }
     let keys = hashes(4, 600);
     let partitioned = PartitionedBinaryFuse8::from_hashes(&keys, 3).unwrap();
