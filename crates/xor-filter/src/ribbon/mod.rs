@@ -91,10 +91,14 @@
 //!   holds nothing a key could match, so every lookup says no.
 //! - **A view reads the bytes as they are.** [`RibbonRef`] queries the
 //!   bytes of [`Ribbon::to_bytes`] in place (`view.rs`): they have no
-//!   shadow and no padding, so it finds each of a band's four blocks with
-//!   `Shape::first_word` and evaluates every column in a safe loop,
-//!   reading each word as bounds-checked little-endian bytes. It answers as
-//!   the owned filter, a few times slower than its column kernels.
+//!   shadow and no padding, but a band whose blocks have one column count
+//!   and whose kernel reads end inside the bytes is at one stride there
+//!   too, so on x86-64 with AVX2 the view runs the owned filter's column
+//!   kernel on the bytes for it, at about the owned filter's cost. The
+//!   others (across the change of column count, the last few bands) and
+//!   other hosts take a safe loop that finds the four blocks with
+//!   `Shape::first_word` and reads each word as bounds-checked
+//!   little-endian bytes. It answers as the owned filter either way.
 //! - **Bounded retries.** An attempt fails for a few percent of key sets;
 //!   after [`MAX_ATTEMPTS`](band::MAX_ATTEMPTS) failed seeds the build
 //!   returns [`Error::ConstructionFailed`] instead of looping.

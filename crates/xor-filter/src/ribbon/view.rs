@@ -14,10 +14,11 @@
 //! borrowed bytes for such bands; the kernels load with unaligned loads,
 //! so the table may start at any address. Which bands qualify is two
 //! ranges of start blocks worked out on opening from the shape and the
-//! bytes' length, so a lookup tests its block against two limits. The
-//! other bands (those that straddle the change of column count, those
-//! that end within 32 words of the table's end) and every band on other
-//! hosts take a safe loop, which evaluates every column, one
+//! bytes' length, so a lookup compares its block with one limit, the end
+//! of the range of its column count (the safe loop is out of line). The
+//! other bands (those that straddle the change of column count, and the
+//! last few, whose kernel reads would pass the table's end) and every band
+//! on other hosts take a safe loop, which evaluates every column, one
 //! bounds-checked little-endian word at a time. The answers are the same
 //! for every key, on either path, as the owned filter's.
 
@@ -68,8 +69,7 @@ pub struct RibbonRef<'a, S = PortableHasher> {
 
 /// What the kernel path of a view's lookup needs, worked out on opening: a
 /// band starting at block `b` is read by the kernel when `b < lower_end`
-/// or `b − upper_start < upper_len` (wrapping), and by the safe loop
-/// otherwise.
+/// or `upper_start <= b < upper_end`, and by the safe loop otherwise.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 struct Fast {
@@ -81,10 +81,12 @@ struct Fast {
     lower_end: usize,
     /// `shape.upper_start`.
     upper_start: usize,
-    /// Every band starting at one of the `upper_len` blocks from
-    /// `upper_start` covers upper blocks only, and the kernel's reads
-    /// from its first word end inside the words.
-    upper_len: usize,
+    /// Every band starting at a block from `upper_start` to below this one
+    /// covers upper blocks only, and the kernel's reads from its first
+    /// word end inside the words.
+    upper_end: usize,
+    /// `shape.columns`, the columns of a lower block.
+    columns: usize,
 }
 
 /// Words a kernel may read past its band's last block's first word
@@ -121,7 +123,9 @@ impl Fast {
         // columns + i · (columns + 1)` and reads `3 · (columns + 1) +
         // KERNEL_READ` words on; every band from `upper_start` on covers
         // upper blocks only. No band starts there when `upper_start ==
-        // blocks`, and then `upper_len` is never used.
+        // blocks`, and then `upper_end` is never used. (No overflow: both
+        // terms are at most `words`, which `upper_start` is not above, as
+        // `shape.words() >= blocks`.)
         let upper_len = words
             .checked_sub(upper_start * columns + 3 * (columns + 1) + KERNEL_READ)
             .map_or(0, |room| room / (columns + 1) + 1);
@@ -129,8 +133,26 @@ impl Fast {
             kernel: super::simd::kernel(shape.max_columns() as usize),
             lower_end,
             upper_start,
-            upper_len,
+            upper_end: upper_start.saturating_add(upper_len),
+            columns,
         })
+    }
+
+    /// The first word and the stride of the band starting at block
+    /// `block`, if the kernel reads it in place (see [`Fast`]):
+    /// `shape.first_word(block)` and `shape.columns_of(block)`, worked out
+    /// without branches (`upper` is 0 or 1) but the one on the limit.
+    #[inline(always)]
+    fn band(&self, block: usize) -> Option<(usize, usize)> {
+        let upper = usize::from(block >= self.upper_start);
+        let end = if upper == 1 {
+            self.upper_end
+        } else {
+            self.lower_end
+        };
+        let first = (block * self.columns)
+            .wrapping_add(block.wrapping_sub(self.upper_start) & upper.wrapping_neg());
+        (block < end).then_some((first, self.columns + upper))
     }
 }
 
@@ -202,49 +224,59 @@ impl<'a, S: KeyHasher> RibbonRef<'a, S> {
             let solution = &self.solution;
             let h = row::equation_hash(mixed, solution.seed);
             let block = row::start_block(h, solution.shape.starts());
-            if block < fast.lower_end || block.wrapping_sub(fast.upper_start) < fast.upper_len {
-                return self.kernel_lookup(fast, h, block);
-            }
-            return solution.matches_band(h, block);
+            return match fast.band(block) {
+                Some((first, columns)) => self.kernel_lookup(fast, h, first, columns),
+                None => self.safe_lookup(h, block),
+            };
         }
         self.solution.contains_mixed(mixed)
     }
 
-    /// The kernel's answer for the equation of hash `h`, whose band starts
-    /// at block `block`. Only call with a `block` that `fast` admits (see
-    /// [`Fast`]).
+    /// The safe loop's answer for the equation of hash `h`, whose band
+    /// starts at block `block`: out of line, so that the kernel path's
+    /// loop stays small.
+    #[cfg(target_arch = "x86_64")]
+    #[cold]
+    #[inline(never)]
+    fn safe_lookup(&self, h: u64, block: usize) -> bool {
+        self.solution.matches_band(h, block)
+    }
+
+    /// The kernel's answer for the equation of hash `h`, whose band
+    /// `fast.band` gave as `(first, columns)`.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn kernel_lookup(&self, fast: &Fast, h: u64, block: usize) -> bool {
-        let shape = &self.solution.shape;
-        let (first, columns) = (shape.first_word(block), shape.columns_of(block) as usize);
+    fn kernel_lookup(&self, fast: &Fast, h: u64, first: usize, columns: usize) -> bool {
         let (low, high) = row::coefficient_words(h);
         let words = self.solution.words;
-        debug_assert!(
+        debug_assert!({
+            let shape = &self.solution.shape;
+            let block = row::start_block(h, shape.starts());
             (block + BAND_BLOCKS - 1 < shape.upper_start || block >= shape.upper_start)
+                && (first, columns) == (shape.first_word(block), shape.columns_of(block) as usize)
                 && size_of::<u32>() * (first + 3 * columns + KERNEL_READ) <= words.len()
-        );
+        });
         // SAFETY: `fast` exists only where the CPU has AVX2 and BMI2
         // (`Fast::new`), and its kernel serves the shape's column counts,
-        // `columns_of(block)` among them. The band's four blocks have one
-        // column count: `block < lower_end <= upper_start − 3` puts all
-        // four below `upper_start`, `block >= upper_start` all four at or
-        // above it; so they start at `first + k · columns`, as the kernel
-        // reads them. Its reads end `3 · columns + KERNEL_READ` words from
-        // `first`. A lower band has `first = block · columns` and `block <=
-        // (words − 3 · columns − KERNEL_READ) / columns`; an upper one, of
-        // `columns = c + 1` for the lower count `c`, has `first =
-        // upper_start · c + i · columns` (`i = block − upper_start <
-        // upper_len`) and `i <= (words − upper_start · c − 3 · columns −
-        // KERNEL_READ) / columns`. Either way `first + 3 · columns +
-        // KERNEL_READ <= words`, the number of whole words in `words` (the
-        // limits were computed from its length), so every read is inside
-        // the slice, and so is the pointer. The kernels load with
-        // unaligned loads (`vmovdqu` or memory operands of VEX and EVEX
-        // instructions, which need no alignment), so the pointer, which
-        // may be at any address, is never read as an aligned `u32`; on
-        // x86-64 (little-endian) each 4 bytes read as a lane are the
+        // `columns_of(block)` among them. `fast.band(block)` gave `first =
+        // shape.first_word(block)` and `columns = columns_of(block)` for a `block`
+        // below its limit, so the band's four blocks have one column count: `block
+        // < lower_end <= upper_start − 3` puts all four below `upper_start`,
+        // `upper_start <= block < upper_end` all four at or above it; so they
+        // start at `first + k · columns`, as the kernel reads them. Its reads end
+        // `3 · columns + KERNEL_READ` words from `first`. A lower band has `first
+        // = block · columns` and `block <= (words − 3 · columns − KERNEL_READ) /
+        // columns`; an upper one, of `columns = c + 1` for the lower count `c`,
+        // has `first = upper_start · c + i · columns` (`i = block − upper_start <
+        // upper_end − upper_start`) and `i <= (words − upper_start · c − 3 ·
+        // columns − KERNEL_READ) / columns`. Either way `first + 3 · columns +
+        // KERNEL_READ <= words`, the number of whole words in `words` (the limits
+        // were computed from its length), so every read is inside the slice, and
+        // so is the pointer. The kernels load with unaligned loads (`vmovdqu` or
+        // memory operands of VEX and EVEX instructions, which need no alignment),
+        // so the pointer, which may be at any address, is never read as an aligned
+        // `u32`; on x86-64 (little-endian) each 4 bytes read as a lane are the
         // stored word.
         unsafe {
             (fast.kernel)(
@@ -262,8 +294,8 @@ impl<'a, S: KeyHasher> RibbonRef<'a, S> {
     fn takes_kernel(&self, mixed: u64) -> bool {
         self.fast.is_some_and(|fast| {
             let h = row::equation_hash(mixed, self.solution.seed);
-            let block = row::start_block(h, self.solution.shape.starts());
-            block < fast.lower_end || block.wrapping_sub(fast.upper_start) < fast.upper_len
+            fast.band(row::start_block(h, self.solution.shape.starts()))
+                .is_some()
         })
     }
 
