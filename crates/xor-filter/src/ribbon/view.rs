@@ -29,9 +29,9 @@ use filter_core::format::{ByteReader, FilterKind};
 use filter_core::{Error, Filter, HasherProbe, KeyHasher, PortableHasher, mix64};
 
 use super::Ribbon;
-use super::row;
-use super::shape::BAND_BLOCKS;
 use super::solution::SolutionRef;
+#[cfg(target_arch = "x86_64")]
+use super::{row, shape::BAND_BLOCKS};
 use crate::view::checksum_holds;
 
 /// A borrowed view of a [`Ribbon`] filter's bytes, queried in place without
