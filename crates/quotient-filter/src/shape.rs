@@ -68,7 +68,7 @@ pub(crate) fn for_rate(expected_items: usize, fpr: f64, doublings: u32) -> Resul
         .ok_or_else(too_many)?;
     // The smallest r with n / (Q · 2^r) ≤ p at the fewest quotients.
     let mut r = MIN_REMAINDER_BITS;
-    while (n as f64) / (min_quotients as f64 * (r as f64).exp2()) > p {
+    while (n as f64) / (min_quotients as f64 * pow2(r)) > p {
         r += 1;
         if r > MAX_REMAINDER_BITS {
             break;
@@ -78,11 +78,11 @@ pub(crate) fn for_rate(expected_items: usize, fpr: f64, doublings: u32) -> Resul
     if r > MIN_REMAINDER_BITS {
         // One bit fewer, with enough quotients to make up for it.
         let fewer = r - 1;
-        let quotients = ((n as f64) / (p * (fewer as f64).exp2())).ceil();
+        let quotients = ((n as f64) / (p * pow2(fewer))).ceil();
         let bits = |q: f64, r: u32| q * (r as f64 + METADATA_BITS);
         if quotients < usize::MAX as f64
             && bits(quotients, fewer) < bits(min_quotients as f64, r)
-            && (n as f64) / (quotients * (fewer as f64).exp2()) <= p
+            && (n as f64) / (quotients * pow2(fewer)) <= p
         {
             best = (quotients as usize, fewer);
         }
@@ -105,6 +105,16 @@ pub(crate) fn for_rate(expected_items: usize, fpr: f64, doublings: u32) -> Resul
     shape.space().ok_or_else(too_many)?;
     shape.blocks().ok_or_else(too_many)?;
     Ok(shape)
+}
+
+/// 2^`r` exactly, for `r` < 64. Not `f64::exp2`: the standard library
+/// does not promise that it is exact, and the shape decides whether two
+/// filters merge, so every machine must compute the same one from the same
+/// `expected_items` and `fpr`; products and quotients of exact values
+/// round the same everywhere (IEEE 754).
+fn pow2(r: u32) -> f64 {
+    debug_assert!(r < 64);
+    (1u64 << r) as f64
 }
 
 #[cfg(test)]
