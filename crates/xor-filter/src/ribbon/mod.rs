@@ -330,7 +330,7 @@ impl<S: KeyHasher> Ribbon<S> {
         }
     }
 
-    /// The number of slots (unknowns of the system): a multiple of 64, a
+    /// The number of slots (unknowns of the system): whole blocks of 32, a
     /// few percent more than [`len`](Self::len).
     pub fn slots(&self) -> usize {
         self.solution.shape.slots()
