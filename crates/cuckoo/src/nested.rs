@@ -62,7 +62,7 @@
 //! by the same rule and for the same reason as a plain table keeps its
 //! offsets (`table.rs`).
 
-use crate::table::{Flat, Pairing, keeps_offsets};
+use crate::table::{Flat, Pairing, offset_table};
 
 /// The bits of `mix64(v)` that the suffix digits come from: two per stage
 /// after the first, for [`MAX_STAGES`](crate::MAX_STAGES) stages.
@@ -82,7 +82,7 @@ pub(crate) struct Nested {
     /// Stage 0's rule, which gives the roots' offsets `c(v)`.
     root: Flat,
     /// `c(v)·4^L + T_L(v)` for every fingerprint value `v` in `0..2^f`, or
-    /// empty (see [`keeps_offsets`]). Never serialized.
+    /// empty (see [`keeps_offsets`](crate::table::keeps_offsets)). Never serialized.
     codes: Box<[u32]>,
 }
 
@@ -110,12 +110,9 @@ impl Nested {
             root,
             codes: Box::default(),
         };
-        if keeps_offsets(table_bytes, buckets, fingerprint_bits) {
-            nested.codes = (0..1u64 << fingerprint_bits)
-                // Below `buckets`, which fits a `u32` (`keeps_offsets`).
-                .map(|fingerprint| nested.code(fingerprint) as u32)
-                .collect();
-        }
+        nested.codes = offset_table(table_bytes, buckets, fingerprint_bits, |fingerprint| {
+            nested.code(fingerprint)
+        });
         nested
     }
 

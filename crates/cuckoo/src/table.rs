@@ -141,12 +141,9 @@ impl Flat {
             odd_bit: usize::from(buckets >= 2),
             alt_offsets: Box::default(),
         };
-        if keeps_offsets(table_bytes, buckets, fingerprint_bits) {
-            flat.alt_offsets = (0..1u64 << fingerprint_bits)
-                // Below `buckets`, which fits a `u32` (`keeps_offsets`).
-                .map(|fingerprint| flat.alt_offset(fingerprint) as u32)
-                .collect();
-        }
+        flat.alt_offsets = offset_table(table_bytes, buckets, fingerprint_bits, |fingerprint| {
+            flat.alt_offset(fingerprint)
+        });
         flat
     }
 
@@ -241,6 +238,24 @@ pub(crate) struct Table<P = Flat> {
 pub(crate) fn keeps_offsets(table_bytes: usize, buckets: usize, fingerprint_bits: u32) -> bool {
     offsets_pay(table_bytes, buckets, fingerprint_bits)
         || fingerprint_bits <= ALWAYS_KEPT_MAX_BITS && u32::try_from(buckets).is_ok()
+}
+
+/// The offsets `offset(v)` of every `fingerprint_bits`-bit fingerprint
+/// `v`, each below `buckets`, when [`keeps_offsets`] says the table keeps
+/// them; empty otherwise.
+pub(crate) fn offset_table(
+    table_bytes: usize,
+    buckets: usize,
+    fingerprint_bits: u32,
+    offset: impl Fn(u64) -> usize,
+) -> Box<[u32]> {
+    if !keeps_offsets(table_bytes, buckets, fingerprint_bits) {
+        return Box::default();
+    }
+    (0..1u64 << fingerprint_bits)
+        // Below `buckets`, which fits a `u32` (`keeps_offsets`).
+        .map(|fingerprint| offset(fingerprint) as u32)
+        .collect()
 }
 
 /// Whether a table of `table_bytes` bytes keeps the offsets of its
