@@ -71,13 +71,27 @@ impl<K: MakeKey> Workload<K> {
             .map(K::make)
             .collect();
         let half = n.min(MIN_QUERIES / 2);
-        let mixed = interleave(seed, &members[..half], &non_members[..half]);
+        let sampled = spread(&members, half);
+        let mixed = interleave(seed, &sampled, &non_members[..half]);
         Workload {
             members,
             non_members,
             mixed,
         }
     }
+}
+
+/// `count` of `keys` (at most all), taken at even steps from the first to
+/// the last: the members of the mixed stream span the insertion order, so
+/// that a scalable filter's lookups reach every stage as often as its
+/// members live there, not only the first stages that the oldest keys fill.
+fn spread<K: Clone>(keys: &[K], count: usize) -> Vec<K> {
+    if count == 0 {
+        return Vec::new();
+    }
+    (0..count)
+        .map(|i| keys[i * keys.len() / count].clone())
+        .collect()
 }
 
 /// `a` and `b` merged, each in its own order, the source of every next key
@@ -188,6 +202,26 @@ mod tests {
         // blocked orders give 0 or ~20,000.
         let repeats = is_member.windows(2).filter(|w| w[0] == w[1]).count();
         assert!((9_500..=10_500).contains(&repeats), "{repeats}");
+    }
+
+    #[test]
+    fn mixed_members_span_the_insertion_order() {
+        let w = Workload::<u64>::new(7, 2_000_000);
+        let position: std::collections::HashMap<u64, usize> =
+            w.members.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let at: Vec<usize> = w
+            .mixed
+            .iter()
+            .filter_map(|k| position.get(k).copied())
+            .collect();
+        assert_eq!(at.len(), MIN_QUERIES / 2);
+        // Even steps of 4 from the first member: every quarter of the
+        // insertion order gives a quarter of the mixed stream's members.
+        for quarter in 0..4 {
+            let range = quarter * 500_000..(quarter + 1) * 500_000;
+            let here = at.iter().filter(|&&i| range.contains(&i)).count();
+            assert_eq!(here, MIN_QUERIES / 8, "quarter {quarter}");
+        }
     }
 
     #[test]
