@@ -1,13 +1,15 @@
 //! `cargo xtask compare`: every filter of the workspace and its peer crates,
 //! built from the same seeded keys, measured side by side on this machine.
 //!
-//! Three sections of rows:
+//! Four sections of rows:
 //! - the main tables: our default types with the default hasher, and each
 //!   peer as its README shows, on `u64` keys, at every size and rate;
 //! - string keys (16 to 64 bytes) at one size and rate, for the filters
 //!   that have a peer;
 //! - the same cheap hasher for everyone (`Cheap64`; ours through
-//!   `UniformHasher`), so that what differs is the filters alone.
+//!   `UniformHasher`), so that what differs is the filters alone;
+//! - our quotient filter given the memory qfilter takes, at one size and
+//!   rate, beside the two main rows of that family.
 //!
 //! Every row is built, queried with all members, at least a million
 //! non-members and a shuffled half-and-half mix (one by one, and batched
@@ -55,6 +57,8 @@ pub(crate) enum Section {
     Strings,
     /// Everyone on `Cheap64`.
     Cheap,
+    /// Our quotient filter given qfilter's memory.
+    SameMemory,
 }
 
 /// One measured row.
@@ -176,6 +180,12 @@ fn plan(options: &Options) -> Vec<Planned> {
         .chain(peers::cheap_entries())
         .collect();
     add(cheap, Section::Cheap, &[n], &[p]);
+    add(
+        peers::same_memory_entries(),
+        Section::SameMemory,
+        &[n],
+        &[p],
+    );
     plan
 }
 

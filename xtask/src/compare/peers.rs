@@ -5,6 +5,7 @@
 //! or `u64` keys only and the keys are strings, it gets XXH3-64 of the key
 //! (see [`Key::to_u64`]). The "same hasher" section gives the crates that
 //! accept a hasher [`Cheap64`], and those that take a hash `Cheap64`'s.
+//! One row of ours lives here too, [`AtQFilterMemory`]: qfilter sizes it.
 
 use filter_core::sizing::{BlockLayout, blocked_bloom_bits};
 
@@ -46,6 +47,12 @@ pub(crate) fn cheap_entries() -> Vec<Entry> {
         entry::<Sbbf<true>, u64>(),
         entry::<CuckooPeer<Cheap64>, u64>(),
     ]
+}
+
+/// Our `QuotientFilter` given the memory qfilter takes for the same keys
+/// and target (see [`AtQFilterMemory`]).
+pub(crate) fn same_memory_entries() -> Vec<Entry> {
+    vec![entry::<AtQFilterMemory, u64>()]
 }
 
 /// The label of a peer's hasher: its own, or [`Cheap64`].
@@ -249,6 +256,83 @@ impl<K: Key> Subject<K> for QFilter {
     }
 }
 
+/// Our `QuotientFilter` (default hasher) with the largest table that takes
+/// no more memory than qfilter's for the same keys and target.
+///
+/// qfilter rounds its slots up to a power of two, so for most numbers of
+/// keys it has up to twice the slots they need: it runs at a lower load,
+/// with shorter runs and clusters, a lower rate and more memory. Ours is
+/// sized for the keys at its maximum load. This row sizes ours as if more
+/// keys were expected (`with_fpr(m, p)` for the largest `m` whose table
+/// fits in qfilter's memory), so that the two compare at the same memory.
+pub(crate) struct AtQFilterMemory(quotient_filter::QuotientFilter);
+
+impl AtQFilterMemory {
+    /// The largest number of expected items whose table takes at most
+    /// `budget` bytes at rate `p`, by bisection (memory grows with it);
+    /// `n` itself when even that takes more.
+    fn expected_items(n: usize, p: f64, budget: usize) -> Result<usize> {
+        let bytes = |m: usize| -> Result<usize> {
+            quotient_filter::QuotientFilter::with_fpr(m, p)
+                .map(|f| f.memory_bytes())
+                .map_err(|e| build_error("QuotientFilter", e))
+        };
+        let (mut lo, mut hi) = (n, n);
+        while bytes(hi)? <= budget {
+            lo = hi;
+            hi = hi.checked_mul(2).ok_or("expected items overflow")?;
+        }
+        // bytes(lo) <= budget < bytes(hi), or lo = n over budget.
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if bytes(mid)? <= budget {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    }
+}
+
+impl Subject<u64> for AtQFilterMemory {
+    const INFO: Info = Info {
+        krate: "quotient-filter",
+        remove: true,
+        ..Info::ours("QuotientFilter at qfilter's memory", Family::Quotient, true)
+    };
+    fn build(keys: &[u64], target: Target) -> Result<Self> {
+        let p = target.rate()?;
+        let peer = qfilter::Filter::new(keys.len() as u64, p)
+            .map_err(|e| build_error("qfilter", format!("{e:?}")))?;
+        let m = Self::expected_items(keys.len(), p, peer.memory_usage())?;
+        let mut f = quotient_filter::QuotientFilter::with_fpr(m, p)
+            .map_err(|e| build_error("QuotientFilter", e))?;
+        for k in keys {
+            f.insert(k).map_err(|e| build_error("QuotientFilter", e))?;
+        }
+        Ok(AtQFilterMemory(f))
+    }
+    #[inline(always)]
+    fn contains(&self, key: &u64) -> bool {
+        self.0.contains(key)
+    }
+    fn count_batch(&self, keys: &[u64]) -> usize {
+        use filter_core::BatchContains;
+        self.0.contains_batch(keys).filter(|&hit| hit).count()
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: &u64) -> bool {
+        self.0.remove(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn lines_per_hit(&self) -> usize {
+        1
+    }
+}
+
 /// The xorf filter types the report measures: built `from`/`try_from` a
 /// slice of `u64` keys.
 pub(crate) trait XorfType: xorf::Filter<u64> + Sized {
@@ -360,4 +444,30 @@ impl<K: Key> Subject<K> for Pleat {
 /// bit vectors and a few fields each, within a few bytes of its memory.
 fn growable_memory(f: &growable_bloom_filter::GrowableBloom) -> usize {
     bincode::serialized_size(f).map_or(0, |bytes| bytes as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_memory_sizing_takes_the_largest_table_within_qfilters() {
+        for (n, p) in [
+            (1_000, 0.01),
+            (100_000, 0.01),
+            (100_000, 0.001),
+            (3_000, 0.0001),
+        ] {
+            let budget = qfilter::Filter::new(n as u64, p).unwrap().memory_usage();
+            let m = AtQFilterMemory::expected_items(n, p, budget).unwrap();
+            let bytes = |m: usize| {
+                quotient_filter::QuotientFilter::with_fpr(m, p)
+                    .unwrap()
+                    .memory_bytes()
+            };
+            assert!(m >= n, "{n} {p}: {m}");
+            assert!(bytes(m) <= budget, "{n} {p}: {} > {budget}", bytes(m));
+            assert!(bytes(m + 1) > budget, "{n} {p}: {m} is not the largest");
+        }
+    }
 }

@@ -178,6 +178,7 @@ fn markdown(
     );
     ratios(&mut out, &reference);
     same_rate(&mut out, matched);
+    same_memory(&mut out, rows, &reference);
 
     for (section, title, text) in [
         (
@@ -292,6 +293,37 @@ fn same_rate(out: &mut String, matched: &[Matched]) {
         );
     }
     let _ = writeln!(out);
+}
+
+/// Our quotient filter at qfilter's memory, beside the main rows of the
+/// family at the reference size and rate (see `peers::AtQFilterMemory`).
+fn same_memory(out: &mut String, rows: &[Row], reference: &[&Row]) {
+    let variant: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.section == Section::SameMemory)
+        .collect();
+    let Some(first) = variant.first() else {
+        return;
+    };
+    let here: Vec<&Row> = reference
+        .iter()
+        .copied()
+        .filter(|r| r.entry.info.family == first.entry.info.family)
+        .chain(variant.iter().copied())
+        .collect();
+    let _ = writeln!(
+        out,
+        "## Quotient filters with the same memory\n\n\
+         qfilter rounds its slots up to a power of two, so for most numbers of keys it has more \
+         slots than they need: it runs at a lower load (shorter runs, fewer shifts), with a lower \
+         rate and more memory. `QuotientFilter` is sized for the keys at its maximum load. Here \
+         it is also given the largest table that fits in qfilter's memory (`with_fpr` for more \
+         items than it gets), measured in the same rounds. {} keys, {}.\n",
+        count(first.n),
+        first.target_fpr().map_or_else(String::new, pct)
+    );
+    table(out, &here);
+    ratios(out, &here);
 }
 
 /// The limits a user must know, next to the filter they limit.
