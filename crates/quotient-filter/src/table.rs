@@ -208,6 +208,7 @@ impl Table {
     }
 
     /// Whether the CPU has the bit instructions of [`crate::bits::has_bmi2`].
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn has_bmi2(&self) -> bool {
         self.bmi2
