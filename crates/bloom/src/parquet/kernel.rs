@@ -25,7 +25,7 @@
 /// The split block and its salts are the blocked filter's, which is the
 /// same layout: one bit set in each of eight 32-bit words, chosen by the
 /// specification's salts.
-pub(crate) use crate::block::{Block, SALT};
+pub(crate) use crate::block::Block;
 
 /// The block that `hash` selects among `blocks` blocks (fewer than 2³²).
 #[inline(always)]
@@ -129,7 +129,8 @@ mod avx2 {
         _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_testc_si256,
     };
 
-    use super::{Block, SALT, block_index, check_all_with};
+    use super::{Block, block_index, check_all_with};
+    use crate::block::SALT;
 
     /// The bit pattern of a u32 as the i32 the intrinsics take.
     #[inline(always)]
