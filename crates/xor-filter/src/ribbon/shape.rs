@@ -34,10 +34,15 @@ pub(crate) const MIN_FPR: f64 = 1.0 / 4_294_967_296.0;
 /// The highest target rate: 1/2 (one column).
 pub(crate) const MAX_FPR: f64 = 0.5;
 
-/// The most keys a filter takes: slot and block numbers stay well inside
-/// `usize` on 64-bit targets, and the construction's per-slot tables
-/// (24 bytes a slot) would not fit any machine beyond it.
-pub const MAX_RIBBON_KEYS: usize = 1 << 40;
+/// The most keys a filter takes: 2^40 on 64-bit targets, where slot and
+/// block numbers stay well inside `usize` and the construction's per-slot
+/// tables (24 bytes a slot) would not fit any machine beyond it; 2^26 on
+/// smaller ones, where those tables would fill the address space beyond it.
+pub const MAX_RIBBON_KEYS: usize = if usize::BITS >= 64 {
+    (1u64 << 40) as usize
+} else {
+    1 << 26
+};
 
 /// The overhead (slots over keys, minus one) is `OVERHEAD_BASE +
 /// OVERHEAD_PER_DOUBLING · log2(keys)`, at least 0, plus
