@@ -450,7 +450,7 @@ impl<S: KeyHasher> ScalableBloomFilter<S> {
         w.f64(self.fpr);
         w.u32(self.growth_factor);
         w.f64(self.tightening_ratio);
-        w.u64(self.max_bytes as u64);
+        w.byte_limit(self.max_bytes);
         w.u64(self.newest_len as u64);
         w.u64(self.stages.len() as u64);
         for stage in &self.stages {
@@ -472,7 +472,7 @@ impl<S: KeyHasher> ScalableBloomFilter<S> {
         let fpr = r.f64("fpr")?;
         let growth_factor = r.u32("growth_factor")?;
         let tightening_ratio = r.f64("tightening_ratio")?;
-        let max_bytes = usize::try_from(r.u64("max_bytes")?).unwrap_or(usize::MAX);
+        let max_bytes = r.byte_limit("max_bytes")?;
         let newest_len = r.u64("newest stage keys")?;
         let stage_count = r.u64("stages")?;
         let mut filter = Self::empty(initial_items, fpr, growth_factor, tightening_ratio, hasher)

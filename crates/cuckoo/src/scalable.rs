@@ -409,7 +409,7 @@ impl<S: KeyHasher> ScalableCuckooFilter<S> {
         );
         w.u64(self.initial_items as u64);
         w.f64(self.fpr);
-        w.u64(self.memory_limit as u64);
+        w.byte_limit(self.memory_limit);
         w.u64(self.stages.len() as u64);
         for stage in &self.stages {
             stage.write_body(&mut w);
@@ -439,7 +439,7 @@ impl<S: KeyHasher> ScalableCuckooFilter<S> {
                 "initial_items {initial_field} and fpr {fpr} are not a valid shape: {e}"
             ))
         })?;
-        let memory_limit = usize::try_from(r.u64("memory_limit")?).unwrap_or(usize::MAX);
+        let memory_limit = r.byte_limit("memory_limit")?;
         let count = r.u64("stages")?;
         if !(1..=MAX_STAGES as u64).contains(&count) {
             return Err(Error::corrupt(format_args!(

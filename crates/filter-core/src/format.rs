@@ -185,6 +185,17 @@ impl ByteWriter {
         self.buf.extend_from_slice(&value.to_le_bytes());
     }
 
+    /// Appends a byte limit as a u64: `usize::MAX`, which means none, as
+    /// `u64::MAX` on every target, so that a 32-bit writer's "none" reads
+    /// as none on a 64-bit host (and is written as the same bytes).
+    pub fn byte_limit(&mut self, limit: usize) {
+        self.u64(if limit == usize::MAX {
+            u64::MAX
+        } else {
+            limit as u64
+        });
+    }
+
     /// Appends an f64 as its IEEE-754 bits, little-endian.
     pub fn f64(&mut self, value: f64) {
         self.u64(value.to_bits());
@@ -444,6 +455,16 @@ impl<'a> ByteReader<'a> {
         Ok(header_u64(self.take(8, field)?))
     }
 
+    /// Reads a byte limit written by [`ByteWriter::byte_limit`]: `u64::MAX`
+    /// (none), or any limit this target cannot address, is `usize::MAX`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming `field` when too few bytes are left.
+    pub fn byte_limit(&mut self, field: &str) -> Result<usize, Error> {
+        Ok(usize::try_from(self.u64(field)?).unwrap_or(usize::MAX))
+    }
+
     /// Reads an f64 stored as its IEEE-754 bits.
     ///
     /// # Errors
@@ -563,6 +584,22 @@ pub fn reseal(bytes: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_limits_are_the_same_bytes_on_every_target() {
+        let probe = HasherProbe([1, 2, 3, 4]);
+        let mut w = ByteWriter::new(FilterKind::Bloom, &probe, 16);
+        w.byte_limit(usize::MAX);
+        w.byte_limit(4096);
+        let bytes = w.finish();
+        let body = &bytes[HEADER_BYTES..bytes.len() - CHECKSUM_BYTES];
+        assert_eq!(body[..8], [0xFF; 8]);
+        assert_eq!(body[8..], 4096u64.to_le_bytes());
+        let mut r = ByteReader::open(&bytes, FilterKind::Bloom, &probe).unwrap();
+        assert_eq!(r.byte_limit("none").unwrap(), usize::MAX);
+        assert_eq!(r.byte_limit("limit").unwrap(), 4096);
+        assert!(r.byte_limit("past the end").is_err());
+    }
 
     #[test]
     fn xxh64_reference_vectors() {
