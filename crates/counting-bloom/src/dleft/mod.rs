@@ -170,7 +170,9 @@ impl<S: KeyHasher> DLeftCountingBloomFilter<S> {
                     expected_items,
                     format_args!(
                         "small enough to allocate at fpr {fpr} ({} bytes could not be allocated)",
-                        shape.lines() * 64
+                        // In u64: on 32-bit targets the bytes of a table too
+                        // large to allocate may pass `usize::MAX`.
+                        shape.lines() as u64 * 64
                     ),
                 )
             })?;
