@@ -1,6 +1,19 @@
 //! Batched lookups, inserts and removals through filter-core's batch
 //! traits: the lookahead works on the mixed hash, and prefetches the block
 //! of its quotient once the table is larger than the caches hold.
+//!
+//! `insert_batch` and `insert_hash_batch` take another way for a batch
+//! that is large next to the filter: sort its fingerprints and rebuild the
+//! table from them and the filter's entries in one pass. An insert into a
+//! filter near its maximum load shifts a long stretch of slots; the
+//! rebuild writes each slot once, so a bulk load costs a sort and a pass
+//! instead. It keeps the trait's contract, the state one-by-one inserts
+//! leave, because a table is a function of the multiset it holds (loading
+//! bytes relies on the same fact); see `QuotientFilter::insert_mixed_batch`.
+//! The price is memory while it runs (the hashes, their fingerprints and
+//! the new table beside the old), which is why small batches, and batches
+//! small next to a full filter (where the pass over the whole table would
+//! cost more than their inserts), still go one by one.
 
 use std::hash::Hash;
 
@@ -35,6 +48,39 @@ impl<S: KeyHasher> BatchContains for QuotientFilter<S> {
 impl<S: KeyHasher> BatchInsert for QuotientFilter<S> {
     fn batch_insert(&mut self, hash: u64) -> Result<(), Error> {
         self.insert_mixed(hash)
+    }
+
+    /// Inserts every item of `items`, in order: the filter ends as
+    /// one-by-one inserts leave it. A batch of at least 256 items and a
+    /// quarter of [`len`](QuotientFilter::len) is sorted and written in one
+    /// pass over the table; while it runs it holds 16 bytes for each item
+    /// and each entry already in the filter, and a second table.
+    ///
+    /// # Errors
+    ///
+    /// As one-by-one inserts: the first error (`Full`); the items before
+    /// it are inserted, it and those after it are not.
+    fn insert_batch<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item: Hash>,
+    {
+        let mixed = items
+            .into_iter()
+            .map(|item| self.hasher.mixed_hash(&item))
+            .collect();
+        self.insert_mixed_batch(mixed)
+    }
+
+    /// As [`insert_batch`](BatchInsert::insert_batch), for 64-bit hashes.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert_batch`](BatchInsert::insert_batch).
+    fn insert_hash_batch<I>(&mut self, hashes: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = u64>,
+    {
+        self.insert_mixed_batch(hashes.into_iter().map(filter_core::mix64).collect())
     }
 }
 

@@ -553,15 +553,28 @@ impl Core {
                 core.table.build_occupied(q);
                 current = Some(q);
             }
-            let enc = encode(x, count, r);
-            core.charged += cost(count, enc.len());
-            core.counters += usize::from(count >= 3);
-            if cursor + enc.len() > slots || core.charged > core.max_used {
-                return Err(Error::Full);
-            }
-            for &v in enc.as_slice() {
-                core.table.build_slot(cursor, v);
-                cursor += 1;
+            if count <= 2 {
+                // "x" or "x x", as most entries are: no counter to encode.
+                let k = count as usize;
+                core.charged += k;
+                if cursor + k > slots || core.charged > core.max_used {
+                    return Err(Error::Full);
+                }
+                for _ in 0..k {
+                    core.table.build_slot(cursor, x);
+                    cursor += 1;
+                }
+            } else {
+                let enc = encode(x, count, r);
+                core.charged += cost(count, enc.len());
+                core.counters += 1;
+                if cursor + enc.len() > slots || core.charged > core.max_used {
+                    return Err(Error::Full);
+                }
+                for &v in enc.as_slice() {
+                    core.table.build_slot(cursor, v);
+                    cursor += 1;
+                }
             }
             len = len.checked_add(count).ok_or(Error::Full)?;
         }
@@ -633,6 +646,45 @@ impl Core {
             }
         }
         Core::build(shape, out, parameter)
+    }
+
+    /// This filter's entries plus one copy of each of `fingerprints`
+    /// (sorted, of this filter's space) in a table of `shape` (this
+    /// filter's, or a doubling of it): one sorted walk of both, fed
+    /// straight to [`build`](Self::build).
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`Error::Full`] also when a count would
+    /// pass `u64::MAX`.
+    pub(crate) fn with_sorted(
+        &self,
+        fingerprints: &[u64],
+        shape: Shape,
+        parameter: &'static str,
+    ) -> Result<Self, Error> {
+        let mut old = self.entries().unwrap_or_default().into_iter().peekable();
+        let mut new = fingerprints.iter().copied().peekable();
+        let mut overflow = false;
+        let merged = std::iter::from_fn(|| {
+            let (f, mut count) = match (old.peek(), new.peek()) {
+                (Some(&(fo, _)), Some(&fnew)) if fnew < fo => (new.next()?, 1),
+                (Some(_), _) => old.next()?,
+                (None, _) => (new.next()?, 1),
+            };
+            while new.next_if_eq(&f).is_some() {
+                count = count.checked_add(1).unwrap_or_else(|| {
+                    overflow = true;
+                    count
+                });
+            }
+            Some((f, count))
+        });
+        let core = Core::build(shape, merged, parameter)?;
+        if overflow {
+            return Err(Error::Full);
+        }
+        Ok(core)
     }
 
     /// Rebuilds a loaded table from its entries and checks that the rebuild

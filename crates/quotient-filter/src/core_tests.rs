@@ -206,3 +206,20 @@ fn counted_zero_remainders_never_cost_an_insert_its_place() {
     c.insert_fingerprint(6, 1).unwrap();
     assert_eq!(c.insert_fingerprint(7, 1), Err(crate::core::Full));
 }
+
+#[test]
+fn a_batch_that_would_pass_the_largest_count_is_full() {
+    // One-by-one inserts stop with `Full` where a count would pass
+    // u64::MAX; the batch's rebuild must refuse the same batch.
+    let mut c = core(1000, 8);
+    let f = c.fingerprint(mix64(7));
+    c.insert_fingerprint(f, u64::MAX - 2).unwrap();
+    let shape = c.shape();
+    assert!(matches!(
+        c.with_sorted(&[f, f, f], shape, "test"),
+        Err(filter_core::Error::Full)
+    ));
+    let two = c.with_sorted(&[f, f], shape, "test").unwrap();
+    assert_eq!(two.count(mix64(7)), u64::MAX);
+    assert_eq!(two.len(), u64::MAX);
+}

@@ -7,6 +7,10 @@ use filter_core::{Error, HasherProbe, KeyHasher, PortableHasher, mix64};
 use crate::core::{Core, Full, MIN_REMAINDER_BITS};
 use crate::shape;
 
+/// Batches of fewer items are inserted one by one: below this, sorting
+/// and a pass over the whole table cost more than the inserts.
+const BULK_MIN_ITEMS: usize = 256;
+
 /// A counting quotient filter: a set of keys with counts, no false
 /// negatives, and a false-positive rate set at construction.
 ///
@@ -166,6 +170,44 @@ impl<S: KeyHasher> QuotientFilter<S> {
             }
             Err(full) => Err(full.into()),
         }
+    }
+
+    /// Inserts the items of mixed hashes `mixed`, in order: the filter
+    /// ends as `insert_mixed` one by one leaves it, and so does the error.
+    ///
+    /// A batch that is large next to the filter is added by one rebuild
+    /// of the table instead (sort its fingerprints, walk them beside the
+    /// filter's entries, write every slot once; see the module docs of
+    /// `batch`). Tables are canonical (one multiset of fingerprints has one
+    /// table, as loading bytes checks), so the rebuild is the table the
+    /// inserts would leave; a growable filter is rebuilt at the fewest
+    /// doublings that hold every entry, which are the doublings the inserts
+    /// would make. When the entries do not fit, or the new table cannot be
+    /// allocated, the items go in one by one, which finds the first that
+    /// does not fit.
+    pub(crate) fn insert_mixed_batch(&mut self, mixed: Vec<u64>) -> Result<(), Error> {
+        if mixed.len() >= BULK_MIN_ITEMS && mixed.len() as u64 >= self.core.len() / 4 {
+            let mut prints: Vec<u64> = mixed.iter().map(|&m| self.core.fingerprint(m)).collect();
+            prints.sort_unstable();
+            let mut shape = self.core.shape();
+            loop {
+                match self.core.with_sorted(&prints, shape, "items") {
+                    Ok(core) => {
+                        self.core = core;
+                        return Ok(());
+                    }
+                    Err(Error::Full) if self.growable => match shape.doubled() {
+                        Some(doubled) => shape = doubled,
+                        None => break,
+                    },
+                    Err(_) => break,
+                }
+            }
+        }
+        for m in mixed {
+            self.insert_mixed(m)?;
+        }
+        Ok(())
     }
 
     /// Whether `item` may be present: `false` means it was never inserted

@@ -1,0 +1,133 @@
+//! `insert_batch` adds a large batch by one rebuild of the table. These
+//! tests hold it to its contract: the filter, and the result, are exactly
+//! those of inserting the items one by one, also when the batch meets
+//! `Full` part way, when a growable filter doubles, and when the filter
+//! already holds keys and counts.
+
+use filter_core::mix64;
+use quickcheck::{Arbitrary, Gen};
+use quotient_filter::{BatchInsert, Error, QuotientFilter};
+
+/// A filter, a prefill and a batch large enough for the rebuild.
+#[derive(Clone, Debug)]
+struct Case {
+    /// `expected_items` of the filter: small ones meet `Full`.
+    capacity: usize,
+    /// Planned doublings of a growable filter; `None` for a fixed one.
+    doublings: Option<u32>,
+    /// Keys inserted one by one first (a key may repeat: counts).
+    prefill: Vec<u64>,
+    /// The batch: at least the 256 items below which batches go one by
+    /// one, drawn from few distinct keys so that some repeat many times.
+    batch: Vec<u64>,
+}
+
+impl Arbitrary for Case {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let capacity = 50 + usize::from(u16::arbitrary(g) % 4000);
+        let doublings = bool::arbitrary(g).then(|| u32::from(u8::arbitrary(g) % 4));
+        let distinct = 1 + u64::from(u16::arbitrary(g) % 5000);
+        let seed = u64::arbitrary(g);
+        let key = move |i: u64| mix64(seed ^ i) % distinct;
+        let prefill = (0..u64::from(u8::arbitrary(g)) * 4).map(key).collect();
+        let len = 256 + u64::from(u16::arbitrary(g) % 6000);
+        let batch = (1000..1000 + len).map(key).collect();
+        Case {
+            capacity,
+            doublings,
+            prefill,
+            batch,
+        }
+    }
+}
+
+impl Case {
+    fn filter(&self) -> QuotientFilter {
+        let mut filter = match self.doublings {
+            Some(d) => QuotientFilter::growable_with_fpr(self.capacity, 0.01, d),
+            None => QuotientFilter::with_fpr(self.capacity, 0.01),
+        }
+        .expect("valid sizes");
+        for k in &self.prefill {
+            // A prefill past a fixed filter's room stops at `Full`, as the
+            // batch will for both filters alike.
+            if filter.insert(k).is_err() {
+                break;
+            }
+        }
+        filter
+    }
+}
+
+/// Inserts `items` one by one, stopping at the first error, as
+/// `insert_batch` documents.
+fn one_by_one(filter: &mut QuotientFilter, items: &[u64]) -> Result<(), Error> {
+    items.iter().try_for_each(|k| filter.insert(k))
+}
+
+/// The filter `insert_batch` left and its result agree with those of
+/// one-by-one inserts, byte for byte.
+fn agree(
+    batched: &QuotientFilter,
+    got: &Result<(), Error>,
+    single: &QuotientFilter,
+    expected: &Result<(), Error>,
+) -> Result<(), String> {
+    if got != expected {
+        return Err(format!(
+            "insert_batch returned {got:?}, one by one {expected:?}"
+        ));
+    }
+    if batched.to_bytes() != single.to_bytes() {
+        return Err(format!(
+            "the filters differ: {} and {} items, {} and {} quotients",
+            batched.len(),
+            single.len(),
+            batched.quotients(),
+            single.quotients()
+        ));
+    }
+    Ok(())
+}
+
+quickcheck::quickcheck! {
+    fn insert_batch_ends_as_one_by_one(case: Case) -> Result<(), String> {
+        let mut single = case.filter();
+        let mut batched = single.clone();
+        let expected = one_by_one(&mut single, &case.batch);
+        let got = batched.insert_batch(case.batch.iter());
+        agree(&batched, &got, &single, &expected)
+    }
+
+    fn insert_hash_batch_ends_as_insert_hash(case: Case) -> Result<(), String> {
+        let mut single = case.filter();
+        let mut batched = single.clone();
+        let expected = case.batch.iter().try_for_each(|&h| single.insert_hash(h));
+        let got = batched.insert_hash_batch(case.batch.iter().copied());
+        agree(&batched, &got, &single, &expected)
+    }
+}
+
+/// The cases the quickcheck draws, at fixed points: a batch that fills a
+/// fixed filter part way and then meets `Full`, and one that makes a
+/// growable filter double three times.
+#[test]
+fn full_and_doubling_batches_end_as_one_by_one() {
+    let keys: Vec<u64> = (0..5_000).collect();
+    let mut fixed = QuotientFilter::with_fpr(3_000, 0.01).unwrap();
+    let mut fixed_single = fixed.clone();
+    let expected = one_by_one(&mut fixed_single, &keys);
+    assert_eq!(expected, Err(Error::Full));
+    let got = fixed.insert_batch(keys.iter());
+    agree(&fixed, &got, &fixed_single, &expected).unwrap();
+    assert!(fixed.len() > 2_900, "{}", fixed.len());
+
+    let mut growable = QuotientFilter::growable_with_fpr(1_200, 0.01, 3).unwrap();
+    let mut growable_single = growable.clone();
+    let quotients = growable.quotients();
+    let expected = one_by_one(&mut growable_single, &keys);
+    let got = growable.insert_batch(keys.iter());
+    agree(&growable, &got, &growable_single, &expected).unwrap();
+    assert_eq!(growable.quotients(), 8 * quotients);
+    assert!(keys.iter().all(|k| growable.contains(k)));
+}
