@@ -57,8 +57,9 @@ pub(crate) enum Section {
     Strings,
     /// Everyone on `Cheap64`.
     Cheap,
-    /// Our quotient filter given qfilter's memory.
-    SameMemory,
+    /// Our quotient filter loaded by `insert_batch`, and given qfilter's
+    /// memory.
+    Quotient,
 }
 
 /// One measured row.
@@ -180,12 +181,11 @@ fn plan(options: &Options) -> Vec<Planned> {
         .chain(peers::cheap_entries())
         .collect();
     add(cheap, Section::Cheap, &[n], &[p]);
-    add(
-        peers::same_memory_entries(),
-        Section::SameMemory,
-        &[n],
-        &[p],
-    );
+    let quotient = ours::quotient_entries()
+        .into_iter()
+        .chain(peers::same_memory_entries())
+        .collect();
+    add(quotient, Section::Quotient, &[n], &[p]);
     plan
 }
 

@@ -178,7 +178,7 @@ fn markdown(
     );
     ratios(&mut out, &reference);
     same_rate(&mut out, matched);
-    same_memory(&mut out, rows, &reference);
+    beside_qfilter(&mut out, rows, &reference);
 
     for (section, title, text) in [
         (
@@ -295,12 +295,13 @@ fn same_rate(out: &mut String, matched: &[Matched]) {
     let _ = writeln!(out);
 }
 
-/// Our quotient filter at qfilter's memory, beside the main rows of the
-/// family at the reference size and rate (see `peers::AtQFilterMemory`).
-fn same_memory(out: &mut String, rows: &[Row], reference: &[&Row]) {
+/// Our quotient filter loaded by `insert_batch` and at qfilter's memory,
+/// beside the main rows of the family at the reference size and rate (see
+/// `ours::Loaded` and `peers::AtQFilterMemory`).
+fn beside_qfilter(out: &mut String, rows: &[Row], reference: &[&Row]) {
     let variant: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.section == Section::SameMemory)
+        .filter(|r| r.section == Section::Quotient)
         .collect();
     let Some(first) = variant.first() else {
         return;
@@ -313,12 +314,16 @@ fn same_memory(out: &mut String, rows: &[Row], reference: &[&Row]) {
         .collect();
     let _ = writeln!(
         out,
-        "## Quotient filters with the same memory\n\n\
-         qfilter rounds its slots up to a power of two, so for most numbers of keys it has more \
-         slots than they need: it runs at a lower load (shorter runs, fewer shifts), with a lower \
-         rate and more memory. `QuotientFilter` is sized for the keys at its maximum load. Here \
-         it is also given the largest table that fits in qfilter's memory (`with_fpr` for more \
-         items than it gets), measured in the same rounds. {} keys, {}.\n",
+        "## Quotient filters beside qfilter\n\n\
+         Two more rows of `QuotientFilter`, measured in the same rounds. {} keys, {}.\n\n\
+         - **at qfilter's memory**: qfilter rounds its slots up to a power of two, so for most \
+         numbers of keys it has more slots than they need: it runs at a lower load (shorter \
+         runs, fewer shifts), with a lower rate and more memory. `QuotientFilter` is sized for \
+         the keys at its maximum load; this row gives it the largest table that fits in \
+         qfilter's memory (`with_fpr` for more items than it gets).\n\
+         - **by insert_batch**: the same filter loaded by one `insert_batch` of all the keys, \
+         which sorts them and writes the table in one pass; the build column is that call. \
+         One-by-one inserts (the main row) shift slots, more of them as the table fills.\n",
         count(first.n),
         first.target_fpr().map_or_else(String::new, pct)
     );
