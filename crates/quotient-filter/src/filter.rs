@@ -187,8 +187,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
     /// does not fit.
     pub(crate) fn insert_mixed_batch(&mut self, mixed: Vec<u64>) -> Result<(), Error> {
         if mixed.len() >= BULK_MIN_ITEMS && mixed.len() as u64 >= self.core.len() / 4 {
-            let mut prints: Vec<u64> = mixed.iter().map(|&m| self.core.fingerprint(m)).collect();
-            prints.sort_unstable();
+            let prints = crate::sorted::sorted_fingerprints(&self.core, &mixed);
             let mut shape = self.core.shape();
             loop {
                 match self.core.with_sorted(&prints, shape, "items") {

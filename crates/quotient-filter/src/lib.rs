@@ -11,6 +11,7 @@ mod core_tests;
 mod counter;
 mod filter;
 mod shape;
+mod sorted;
 mod table;
 mod traits;
 
