@@ -164,9 +164,13 @@ impl<S: KeyHasher> QuotientFilter<S> {
             Ok(()) => Ok(()),
             Err(Full) if self.growable => {
                 // Doubling makes room for as many slots again as were used,
-                // so one doubling is enough for one copy.
-                self.core = self.core.doubled("quotients").map_err(|_| Error::Full)?;
-                self.core.insert(m).map_err(Error::from)
+                // so one doubling is enough for one copy; a copy that still
+                // does not fit (its count would pass u64::MAX) leaves the
+                // filter as it was.
+                let mut doubled = self.core.doubled("quotients").map_err(|_| Error::Full)?;
+                doubled.insert(m)?;
+                self.core = doubled;
+                Ok(())
             }
             Err(full) => Err(full.into()),
         }
@@ -182,11 +186,16 @@ impl<S: KeyHasher> QuotientFilter<S> {
     /// table, as loading bytes checks), so the rebuild is the table the
     /// inserts would leave; a growable filter is rebuilt at the fewest
     /// doublings that hold every entry, which are the doublings the inserts
-    /// would make. When the entries do not fit, or the new table cannot be
-    /// allocated, the items go in one by one, which finds the first that
-    /// does not fit.
+    /// would make. Smaller batches, and those whose entries do not fit or
+    /// whose new table cannot be allocated, go in one by one (with the
+    /// lookahead of filter-core's batches), which finds the first item
+    /// that does not fit.
     pub(crate) fn insert_mixed_batch(&mut self, mixed: Vec<u64>) -> Result<(), Error> {
-        if mixed.len() >= BULK_MIN_ITEMS && mixed.len() as u64 >= self.core.len() / 4 {
+        let items = mixed.len() as u64;
+        // A count could pass u64::MAX only if the total does: such a batch
+        // fails part way, where only one-by-one inserts know the place.
+        let counts_fit = self.core.len().checked_add(items).is_some();
+        if mixed.len() >= BULK_MIN_ITEMS && items >= self.core.len() / 4 && counts_fit {
             let prints = crate::sorted::sorted_fingerprints(&self.core, &mixed);
             let mut shape = self.core.shape();
             loop {
@@ -203,10 +212,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
                 }
             }
         }
-        for m in mixed {
-            self.insert_mixed(m)?;
-        }
-        Ok(())
+        filter_core::batch::insert_ahead(self, mixed, |_, m| m, Self::insert_mixed)
     }
 
     /// Whether `item` may be present: `false` means it was never inserted

@@ -131,3 +131,31 @@ fn full_and_doubling_batches_end_as_one_by_one() {
     assert_eq!(growable.quotients(), 8 * quotients);
     assert!(keys.iter().all(|k| growable.contains(k)));
 }
+
+/// A key counted u64::MAX times takes no more copies: in a growable
+/// filter too, whose insert may double the table first, a failed insert
+/// or batch leaves the filter as it was.
+#[test]
+fn a_count_at_its_largest_refuses_more_and_changes_nothing() {
+    let mut filter = QuotientFilter::growable_with_fpr(100, 0.01, 2).unwrap();
+    filter.insert(&7u64).unwrap();
+    // c -> 2c + 1, from 1 to 2^64 - 1 in 63 steps.
+    for _ in 0..63 {
+        let copy = filter.clone();
+        filter.merge(&copy).unwrap();
+        filter.insert(&7u64).unwrap();
+    }
+    assert_eq!(filter.count(&7u64), u64::MAX);
+    let before = filter.to_bytes();
+    assert_eq!(filter.insert(&7u64), Err(Error::Full));
+    assert!(
+        filter.to_bytes() == before,
+        "a failed insert changed the filter"
+    );
+    let batch = vec![7u64; 300];
+    assert_eq!(filter.insert_batch(batch.iter()), Err(Error::Full));
+    assert!(
+        filter.to_bytes() == before,
+        "a failed batch changed the filter"
+    );
+}
