@@ -1,6 +1,7 @@
 //! Batched lookups, inserts and removals through filter-core's batch
 //! traits: the lookahead works on the mixed hash, and prefetches the block
-//! of its quotient once the table is larger than the caches hold.
+//! of its quotient once the table is larger than a core's own cache
+//! ([`PREFETCH_BYTES`]).
 //!
 //! `insert_batch` and `insert_hash_batch` take another way for a batch
 //! that is large next to the filter: sort its fingerprints and rebuild the
@@ -17,10 +18,17 @@
 
 use std::hash::Hash;
 
-use filter_core::batch::{BatchContains, BatchInsert, BatchRemove, Lookahead, PREFETCH_MIN_BYTES};
+use filter_core::batch::{BatchContains, BatchInsert, BatchRemove, Lookahead};
 use filter_core::{Error, KeyHasher};
 
 use crate::QuotientFilter;
+
+/// Tables at least this large are prefetched: 1 MiB, a core's own cache on
+/// many CPUs, where the workspace's default waits for 8 MiB. A lookup reads
+/// the run's metadata and then, from what it finds there, its remainders:
+/// two dependent reads, which a loop of lookups overlaps poorly, so the
+/// lookahead pays as soon as the table leaves the core's cache.
+const PREFETCH_BYTES: usize = 1 << 20;
 
 impl<S: KeyHasher> Lookahead for QuotientFilter<S> {
     #[inline]
@@ -34,7 +42,7 @@ impl<S: KeyHasher> Lookahead for QuotientFilter<S> {
     }
 
     fn worth_prefetching(&self) -> bool {
-        self.memory_bytes() >= PREFETCH_MIN_BYTES
+        self.memory_bytes() >= PREFETCH_BYTES
     }
 }
 
