@@ -12,7 +12,8 @@
 //! leave, because a table is a function of the multiset it holds (loading
 //! bytes relies on the same fact); see `QuotientFilter::insert_mixed_batch`.
 //! The price is memory while it runs (the hashes, their fingerprints and
-//! the new table beside the old), which is why small batches, and batches
+//! the new table beside the old), which is why a long batch is taken a
+//! table's worth of items at a time, and why small batches, and batches
 //! small next to a full filter (where the pass over the whole table would
 //! cost more than their inserts), still go one by one.
 
@@ -59,10 +60,12 @@ impl<S: KeyHasher> BatchInsert for QuotientFilter<S> {
     }
 
     /// Inserts every item of `items`, in order: the filter ends as
-    /// one-by-one inserts leave it. A batch of at least 256 items and a
-    /// quarter of [`len`](QuotientFilter::len) is sorted and written in one
-    /// pass over the table; while it runs it holds 16 bytes for each item
-    /// and each entry already in the filter, and a second table.
+    /// one-by-one inserts leave it. The items are taken as many at a time
+    /// as the filter has [quotients](QuotientFilter::quotients); a chunk of
+    /// at least 256 items and a quarter of [`len`](QuotientFilter::len) is
+    /// sorted and written in one pass over the table, holding 16 bytes for
+    /// each of its items and each entry already in the filter, and a
+    /// second table, while it runs.
     ///
     /// # Errors
     ///
@@ -72,11 +75,7 @@ impl<S: KeyHasher> BatchInsert for QuotientFilter<S> {
     where
         I: IntoIterator<Item: Hash>,
     {
-        let mixed = items
-            .into_iter()
-            .map(|item| self.hasher.mixed_hash(&item))
-            .collect();
-        self.insert_mixed_batch(mixed)
+        self.insert_chunked(items, |filter, item| filter.hasher.mixed_hash(&item))
     }
 
     /// As [`insert_batch`](BatchInsert::insert_batch), for 64-bit hashes.
@@ -88,7 +87,7 @@ impl<S: KeyHasher> BatchInsert for QuotientFilter<S> {
     where
         I: IntoIterator<Item = u64>,
     {
-        self.insert_mixed_batch(hashes.into_iter().map(filter_core::mix64).collect())
+        self.insert_chunked(hashes, |_, hash| filter_core::mix64(hash))
     }
 }
 

@@ -176,6 +176,31 @@ impl<S: KeyHasher> QuotientFilter<S> {
         }
     }
 
+    /// Inserts `keys`, in order, by their mixed hashes (`hash`), a chunk at
+    /// a time through [`insert_mixed_batch`](Self::insert_mixed_batch): a
+    /// chunk is as many keys as the filter has quotients (at least
+    /// `BULK_MIN_ITEMS`), so that the memory a batch holds stays in
+    /// proportion to the table however long the batch, and a filter loaded
+    /// from empty is rebuilt a few times, not once a key.
+    pub(crate) fn insert_chunked<K>(
+        &mut self,
+        keys: impl IntoIterator<Item = K>,
+        hash: impl Fn(&Self, K) -> u64,
+    ) -> Result<(), Error> {
+        let mut keys = keys.into_iter();
+        loop {
+            let size = self.quotients().max(BULK_MIN_ITEMS);
+            let chunk: Vec<u64> = keys.by_ref().take(size).map(|k| hash(self, k)).collect();
+            let full_chunk = chunk.len() == size;
+            if !chunk.is_empty() {
+                self.insert_mixed_batch(chunk)?;
+            }
+            if !full_chunk {
+                return Ok(());
+            }
+        }
+    }
+
     /// Inserts the items of mixed hashes `mixed`, in order: the filter
     /// ends as `insert_mixed` one by one leaves it, and so does the error.
     ///

@@ -110,7 +110,8 @@ quickcheck::quickcheck! {
 
 /// The cases the quickcheck draws, at fixed points: a batch that fills a
 /// fixed filter part way and then meets `Full`, and one that makes a
-/// growable filter double three times.
+/// growable filter double three times (taken in chunks of its quotients,
+/// which grow as it doubles).
 #[test]
 fn full_and_doubling_batches_end_as_one_by_one() {
     let keys: Vec<u64> = (0..5_000).collect();
