@@ -3,14 +3,15 @@
 //! of its quotient once the table is larger than a core's own cache
 //! ([`PREFETCH_BYTES`]).
 //!
-//! `insert_batch` and `insert_hash_batch` take another way for a batch
-//! that is large next to the filter: sort its fingerprints and rebuild the
-//! table from them and the filter's entries in one pass. An insert into a
-//! filter near its maximum load shifts a long stretch of slots; the
-//! rebuild writes each slot once, so a bulk load costs a sort and a pass
-//! instead. It keeps the trait's contract, the state one-by-one inserts
-//! leave, because a table is a function of the multiset it holds (loading
-//! bytes relies on the same fact); see `QuotientFilter::insert_mixed_batch`.
+//! `insert_batch` and `remove_batch` (and their `_hash` twins) take another
+//! way for a batch that is large next to the filter: sort its fingerprints
+//! and rebuild the table from them and the filter's entries in one pass.
+//! An insert or remove in a filter near its maximum load shifts a long
+//! stretch of slots; the rebuild writes each slot once, so a bulk load or
+//! purge costs a sort and a pass instead. It keeps the traits' contract,
+//! the state one-by-one operations leave, because a table is a function of
+//! the multiset it holds (loading bytes relies on the same fact); see
+//! `QuotientFilter::insert_mixed_batch`.
 //! The price is memory while it runs (the hashes, their fingerprints and
 //! the new table beside the old), which is why a long batch is taken a
 //! table's worth of items at a time, and why small batches, and batches
@@ -94,5 +95,25 @@ impl<S: KeyHasher> BatchInsert for QuotientFilter<S> {
 impl<S: KeyHasher> BatchRemove for QuotientFilter<S> {
     fn batch_remove(&mut self, hash: u64) -> bool {
         self.core.remove(hash)
+    }
+
+    /// Removes one copy of each item of `items`, in order; returns how
+    /// many removals succeeded. The filter ends as one-by-one removes leave
+    /// it. Items are taken in chunks as [`insert_batch`](Self::insert_batch)
+    /// takes them, and a large chunk is taken out in one pass over the
+    /// table, with the same memory while it runs.
+    fn remove_batch<I>(&mut self, items: I) -> usize
+    where
+        I: IntoIterator<Item: Hash>,
+    {
+        self.remove_chunked(items, |filter, item| filter.hasher.mixed_hash(&item))
+    }
+
+    /// As [`remove_batch`](BatchRemove::remove_batch), for 64-bit hashes.
+    fn remove_hash_batch<I>(&mut self, hashes: I) -> usize
+    where
+        I: IntoIterator<Item = u64>,
+    {
+        self.remove_chunked(hashes, |_, hash| filter_core::mix64(hash))
     }
 }

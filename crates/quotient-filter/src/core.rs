@@ -687,6 +687,40 @@ impl Core {
         Ok(core)
     }
 
+    /// This filter's entries less one copy of each of `fingerprints`
+    /// (sorted, of this filter's space; those it does not hold are
+    /// skipped), in a table of its shape, and how many copies that took:
+    /// one sorted walk of both, fed straight to [`build`](Self::build).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `parameter` when the table cannot
+    /// be allocated (what remains always fits).
+    pub(crate) fn without_sorted(
+        &self,
+        fingerprints: &[u64],
+        parameter: &'static str,
+    ) -> Result<(Self, u64), Error> {
+        let mut gone = fingerprints.iter().copied().peekable();
+        let mut removed = 0;
+        let kept = self
+            .entries()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(f, count)| {
+                while gone.next_if(|&g| g < f).is_some() {}
+                let mut asked = 0;
+                while gone.next_if_eq(&f).is_some() {
+                    asked += 1;
+                }
+                let taken = count.min(asked);
+                removed += taken;
+                (count > taken).then_some((f, count - taken))
+            });
+        let core = Core::build(self.shape, kept, parameter)?;
+        Ok((core, removed))
+    }
+
     /// Rebuilds a loaded table from its entries and checks that the rebuild
     /// is the table itself, so that every accepted byte string is a state
     /// the filter's own operations reach.

@@ -240,6 +240,46 @@ impl<S: KeyHasher> QuotientFilter<S> {
         filter_core::batch::insert_ahead(self, mixed, |_, m| m, Self::insert_mixed)
     }
 
+    /// Removes one copy for each of `keys`, in order, by their mixed
+    /// hashes (`hash`), a chunk at a time as
+    /// [`insert_chunked`](Self::insert_chunked) takes them; how many
+    /// removals succeeded.
+    pub(crate) fn remove_chunked<K>(
+        &mut self,
+        keys: impl IntoIterator<Item = K>,
+        hash: impl Fn(&Self, K) -> u64,
+    ) -> usize {
+        let mut keys = keys.into_iter();
+        let mut removed = 0;
+        loop {
+            let size = self.quotients().max(BULK_MIN_ITEMS);
+            let chunk: Vec<u64> = keys.by_ref().take(size).map(|k| hash(self, k)).collect();
+            let full_chunk = chunk.len() == size;
+            removed += self.remove_mixed_batch(chunk);
+            if !full_chunk {
+                return removed;
+            }
+        }
+    }
+
+    /// Removes one copy for each of mixed hashes `mixed`, in order, and
+    /// says how many removals succeeded: the filter ends as `remove` one by
+    /// one leaves it. A chunk large next to the filter is taken out by one
+    /// rebuild, as [`insert_mixed_batch`](Self::insert_mixed_batch) puts
+    /// one in. The order of removes does not matter here: each fingerprint
+    /// loses as many copies as were asked of it, up to as many as it had.
+    fn remove_mixed_batch(&mut self, mixed: Vec<u64>) -> usize {
+        if mixed.len() >= BULK_MIN_ITEMS && mixed.len() as u64 >= self.core.len() / 4 {
+            let prints = crate::sorted::sorted_fingerprints(&self.core, &mixed);
+            if let Ok((core, removed)) = self.core.without_sorted(&prints, "items") {
+                self.core = core;
+                // At most one a hash, so no more than `mixed.len()`.
+                return usize::try_from(removed).unwrap_or(mixed.len());
+            }
+        }
+        filter_core::batch::remove_ahead(self, mixed, |_, m| m, |filter, m| filter.core.remove(m))
+    }
+
     /// Whether `item` may be present: `false` means it was never inserted
     /// (or all its copies were removed).
     #[inline]

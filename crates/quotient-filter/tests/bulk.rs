@@ -1,12 +1,13 @@
-//! `insert_batch` adds a large batch by one rebuild of the table. These
-//! tests hold it to its contract: the filter, and the result, are exactly
-//! those of inserting the items one by one, also when the batch meets
-//! `Full` part way, when a growable filter doubles, and when the filter
-//! already holds keys and counts.
+//! `insert_batch` and `remove_batch` apply a large batch by one rebuild of
+//! the table. These tests hold them to their contract: the filter, and the
+//! result, are exactly those of inserting or removing the items one by
+//! one, also when a batch meets `Full` part way, when a growable filter
+//! doubles, when the filter already holds keys and counts, and when
+//! removes ask for keys it does not hold.
 
 use filter_core::mix64;
 use quickcheck::{Arbitrary, Gen};
-use quotient_filter::{BatchInsert, Error, QuotientFilter};
+use quotient_filter::{BatchInsert, BatchRemove, Error, QuotientFilter};
 
 /// A filter, a prefill and a batch large enough for the rebuild.
 #[derive(Clone, Debug)]
@@ -105,6 +106,42 @@ quickcheck::quickcheck! {
         let expected = case.batch.iter().try_for_each(|&h| single.insert_hash(h));
         let got = batched.insert_hash_batch(case.batch.iter().copied());
         agree(&batched, &got, &single, &expected)
+    }
+}
+
+/// Removes `items` one by one; how many removals succeeded.
+fn remove_one_by_one(filter: &mut QuotientFilter, items: &[u64]) -> usize {
+    items.iter().filter(|k| filter.remove(*k)).count()
+}
+
+quickcheck::quickcheck! {
+    fn remove_batch_ends_as_one_by_one(case: Case) -> Result<(), String> {
+        // The batch goes in first (up to `Full`), so that removes find
+        // keys with one copy and with many; the prefill's keys, asked
+        // again, and the batch's, asked once more than they went in, make
+        // removes of keys with no copy left.
+        let mut single = case.filter();
+        let _ = one_by_one(&mut single, &case.batch);
+        let mut batched = single.clone();
+        let removes: Vec<u64> = case.batch.iter().chain(&case.prefill).chain(&case.prefill).copied().collect();
+        let expected = remove_one_by_one(&mut single, &removes);
+        let got = batched.remove_batch(removes.iter());
+        if got != expected {
+            return Err(format!("remove_batch removed {got}, one by one {expected}"));
+        }
+        agree(&batched, &Ok(()), &single, &Ok(()))
+    }
+
+    fn remove_hash_batch_ends_as_remove_hash(case: Case) -> Result<(), String> {
+        let mut single = case.filter();
+        let _ = case.batch.iter().try_for_each(|&h| single.insert_hash(h));
+        let mut batched = single.clone();
+        let expected = case.batch.iter().filter(|&&h| single.remove_hash(h)).count();
+        let got = batched.remove_hash_batch(case.batch.iter().copied());
+        if got != expected {
+            return Err(format!("remove_hash_batch removed {got}, one by one {expected}"));
+        }
+        agree(&batched, &Ok(()), &single, &Ok(()))
     }
 }
 
