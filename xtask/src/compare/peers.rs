@@ -11,6 +11,7 @@ use filter_core::sizing::{BlockLayout, blocked_bloom_bits};
 
 use super::Result;
 use super::measure::{Entry, entry};
+use super::ours::{Quotient, QuotientRow};
 use super::subject::{Family, Info, Key, Subject, Target, build_error};
 use super::workload::Cheap64;
 
@@ -52,7 +53,7 @@ pub(crate) fn cheap_entries() -> Vec<Entry> {
 /// Our `QuotientFilter` given the memory qfilter takes for the same keys
 /// and target (see [`AtQFilterMemory`]).
 pub(crate) fn same_memory_entries() -> Vec<Entry> {
-    vec![entry::<AtQFilterMemory, u64>()]
+    vec![entry::<Quotient<AtQFilterMemory>, u64>()]
 }
 
 /// The label of a peer's hasher: its own, or [`Cheap64`].
@@ -265,7 +266,7 @@ impl<K: Key> Subject<K> for QFilter {
 /// sized for the keys at its maximum load. This row sizes ours as if more
 /// keys were expected (`with_fpr(m, p)` for the largest `m` whose table
 /// fits in qfilter's memory), so that the two compare at the same memory.
-pub(crate) struct AtQFilterMemory(quotient_filter::QuotientFilter);
+pub(crate) struct AtQFilterMemory;
 
 impl AtQFilterMemory {
     /// The largest number of expected items whose table takes at most
@@ -295,13 +296,9 @@ impl AtQFilterMemory {
     }
 }
 
-impl Subject<u64> for AtQFilterMemory {
-    const INFO: Info = Info {
-        krate: "quotient-filter",
-        remove: true,
-        ..Info::ours("QuotientFilter at qfilter's memory", Family::Quotient, true)
-    };
-    fn build(keys: &[u64], target: Target) -> Result<Self> {
+impl QuotientRow for AtQFilterMemory {
+    const NAME: &'static str = "QuotientFilter at qfilter's memory";
+    fn build(keys: &[u64], target: Target) -> Result<quotient_filter::QuotientFilter> {
         let p = target.rate()?;
         let peer = qfilter::Filter::new(keys.len() as u64, p)
             .map_err(|e| build_error("qfilter", format!("{e:?}")))?;
@@ -311,25 +308,7 @@ impl Subject<u64> for AtQFilterMemory {
         for k in keys {
             f.insert(k).map_err(|e| build_error("QuotientFilter", e))?;
         }
-        Ok(AtQFilterMemory(f))
-    }
-    #[inline(always)]
-    fn contains(&self, key: &u64) -> bool {
-        self.0.contains(key)
-    }
-    fn count_batch(&self, keys: &[u64]) -> usize {
-        use filter_core::BatchContains;
-        self.0.contains_batch(keys).filter(|&hit| hit).count()
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: &u64) -> bool {
-        self.0.remove(key)
-    }
-    fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-    fn lines_per_hit(&self) -> usize {
-        1
+        Ok(f)
     }
 }
 

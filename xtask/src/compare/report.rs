@@ -297,7 +297,7 @@ fn same_rate(out: &mut String, matched: &[Matched]) {
 
 /// Our quotient filter loaded by `insert_batch` and at qfilter's memory,
 /// beside the main rows of the family at the reference size and rate (see
-/// `ours::Loaded` and `peers::AtQFilterMemory`).
+/// `ours::Quotient`, `ours::Loaded` and `peers::AtQFilterMemory`).
 fn beside_qfilter(out: &mut String, rows: &[Row], reference: &[&Row]) {
     let variant: Vec<&Row> = rows
         .iter()
