@@ -176,29 +176,47 @@ impl<S: KeyHasher> QuotientFilter<S> {
         }
     }
 
-    /// Inserts `keys`, in order, by their mixed hashes (`hash`), a chunk at
-    /// a time through [`insert_mixed_batch`](Self::insert_mixed_batch): a
-    /// chunk is as many keys as the filter has quotients (at least
-    /// `BULK_MIN_ITEMS`), so that the memory a batch holds stays in
-    /// proportion to the table however long the batch, and a filter loaded
-    /// from empty is rebuilt a few times, not once a key.
-    pub(crate) fn insert_chunked<K>(
+    /// Hands `each` the mixed hashes (by `hash`) of `keys`, in order, a
+    /// chunk at a time, and stops at its first error: a chunk is as many
+    /// keys as the filter has quotients (at least `BULK_MIN_ITEMS`), so
+    /// that the memory a batch holds stays in proportion to the table
+    /// however long the batch, and a filter loaded from empty is rebuilt a
+    /// few times, not once a key.
+    fn for_each_chunk<K, E>(
         &mut self,
         keys: impl IntoIterator<Item = K>,
         hash: impl Fn(&Self, K) -> u64,
-    ) -> Result<(), Error> {
+        mut each: impl FnMut(&mut Self, Vec<u64>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut keys = keys.into_iter();
         loop {
             let size = self.quotients().max(BULK_MIN_ITEMS);
             let chunk: Vec<u64> = keys.by_ref().take(size).map(|k| hash(self, k)).collect();
             let full_chunk = chunk.len() == size;
             if !chunk.is_empty() {
-                self.insert_mixed_batch(chunk)?;
+                each(self, chunk)?;
             }
             if !full_chunk {
                 return Ok(());
             }
         }
+    }
+
+    /// Whether a rebuild pays for a batch of `items` operations: they are
+    /// many, and a quarter or more of the copies the table holds.
+    fn rebuild_pays(&self, items: usize) -> bool {
+        items >= BULK_MIN_ITEMS && items as u64 >= self.core.len() / 4
+    }
+
+    /// Inserts `keys`, in order, by their mixed hashes (`hash`), a chunk at
+    /// a time ([`for_each_chunk`](Self::for_each_chunk)) through
+    /// [`insert_mixed_batch`](Self::insert_mixed_batch).
+    pub(crate) fn insert_chunked<K>(
+        &mut self,
+        keys: impl IntoIterator<Item = K>,
+        hash: impl Fn(&Self, K) -> u64,
+    ) -> Result<(), Error> {
+        self.for_each_chunk(keys, hash, Self::insert_mixed_batch)
     }
 
     /// Inserts the items of mixed hashes `mixed`, in order: the filter
@@ -220,7 +238,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
         // A count could pass u64::MAX only if the total does: such a batch
         // fails part way, where only one-by-one inserts know the place.
         let counts_fit = self.core.len().checked_add(items).is_some();
-        if mixed.len() >= BULK_MIN_ITEMS && items >= self.core.len() / 4 && counts_fit {
+        if self.rebuild_pays(mixed.len()) && counts_fit {
             let prints = crate::sorted::sorted_fingerprints(&self.core, &mixed);
             let mut shape = self.core.shape();
             loop {
@@ -241,25 +259,20 @@ impl<S: KeyHasher> QuotientFilter<S> {
     }
 
     /// Removes one copy for each of `keys`, in order, by their mixed
-    /// hashes (`hash`), a chunk at a time as
-    /// [`insert_chunked`](Self::insert_chunked) takes them; how many
-    /// removals succeeded.
+    /// hashes (`hash`), a chunk at a time
+    /// ([`for_each_chunk`](Self::for_each_chunk)); how many removals
+    /// succeeded.
     pub(crate) fn remove_chunked<K>(
         &mut self,
         keys: impl IntoIterator<Item = K>,
         hash: impl Fn(&Self, K) -> u64,
     ) -> usize {
-        let mut keys = keys.into_iter();
         let mut removed = 0;
-        loop {
-            let size = self.quotients().max(BULK_MIN_ITEMS);
-            let chunk: Vec<u64> = keys.by_ref().take(size).map(|k| hash(self, k)).collect();
-            let full_chunk = chunk.len() == size;
-            removed += self.remove_mixed_batch(chunk);
-            if !full_chunk {
-                return removed;
-            }
-        }
+        let Ok(()) = self.for_each_chunk(keys, hash, |filter, chunk| {
+            removed += filter.remove_mixed_batch(chunk);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        removed
     }
 
     /// Removes one copy for each of mixed hashes `mixed`, in order, and
@@ -269,7 +282,7 @@ impl<S: KeyHasher> QuotientFilter<S> {
     /// one in. The order of removes does not matter here: each fingerprint
     /// loses as many copies as were asked of it, up to as many as it had.
     fn remove_mixed_batch(&mut self, mixed: Vec<u64>) -> usize {
-        if mixed.len() >= BULK_MIN_ITEMS && mixed.len() as u64 >= self.core.len() / 4 {
+        if self.rebuild_pays(mixed.len()) {
             let prints = crate::sorted::sorted_fingerprints(&self.core, &mixed);
             if let Ok((core, removed)) = self.core.without_sorted(&prints, "items") {
                 self.core = core;
