@@ -63,6 +63,14 @@ fn cost(count: u64, slots: usize) -> usize {
     usize::try_from(count).map_or(slots, |c| c.min(slots))
 }
 
+/// Sorted fingerprints as entries: each distinct one with how many times
+/// it occurs.
+fn grouped(sorted: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    sorted
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u64))
+}
+
 /// Q and r: the shape of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -553,28 +561,24 @@ impl Core {
                 core.table.build_occupied(q);
                 current = Some(q);
             }
-            if count <= 2 {
-                // "x" or "x x", as most entries are: no counter to encode.
-                let k = count as usize;
-                core.charged += k;
-                if cursor + k > slots || core.charged > core.max_used {
-                    return Err(Error::Full);
-                }
-                for _ in 0..k {
-                    core.table.build_slot(cursor, x);
-                    cursor += 1;
-                }
+            // "x" or "x x", as most entries are, without `encode`, which
+            // makes and copies room for the longest counter.
+            let plain = [x, x];
+            let enc;
+            let values = if count <= 2 {
+                &plain[..count as usize]
             } else {
-                let enc = encode(x, count, r);
-                core.charged += cost(count, enc.len());
-                core.counters += 1;
-                if cursor + enc.len() > slots || core.charged > core.max_used {
-                    return Err(Error::Full);
-                }
-                for &v in enc.as_slice() {
-                    core.table.build_slot(cursor, v);
-                    cursor += 1;
-                }
+                enc = encode(x, count, r);
+                enc.as_slice()
+            };
+            core.charged += cost(count, values.len());
+            core.counters += usize::from(count >= 3);
+            if cursor + values.len() > slots || core.charged > core.max_used {
+                return Err(Error::Full);
+            }
+            for &v in values {
+                core.table.build_slot(cursor, v);
+                cursor += 1;
             }
             len = len.checked_add(count).ok_or(Error::Full)?;
         }
@@ -612,79 +616,37 @@ impl Core {
     ///
     /// # Errors
     ///
-    /// As [`build`](Self::build).
+    /// As [`build_sum`](Self::build_sum).
     pub(crate) fn merged(
         &self,
         other: &Core,
         shape: Shape,
         parameter: &'static str,
     ) -> Result<Self, Error> {
-        let a = self.entries().unwrap_or_default();
-        let b = other.entries().unwrap_or_default();
-        let mut out = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            match (a.get(i), b.get(j)) {
-                (Some(&(fa, ca)), Some(&(fb, cb))) if fa == fb => {
-                    out.push((fa, ca.checked_add(cb).ok_or(Error::Full)?));
-                    i += 1;
-                    j += 1;
-                }
-                (Some(&(fa, ca)), Some(&(fb, _))) if fa < fb => {
-                    out.push((fa, ca));
-                    i += 1;
-                }
-                (Some(&e), None) => {
-                    out.push(e);
-                    i += 1;
-                }
-                (_, Some(&e)) => {
-                    out.push(e);
-                    j += 1;
-                }
-                (None, None) => break,
-            }
-        }
-        Core::build(shape, out, parameter)
+        let (a, b) = (self.entries(), other.entries());
+        Core::build_sum(
+            shape,
+            a.unwrap_or_default(),
+            b.unwrap_or_default(),
+            parameter,
+        )
     }
 
     /// This filter's entries plus one copy of each of `fingerprints`
     /// (sorted, of this filter's space) in a table of `shape` (this
-    /// filter's, or a doubling of it): one sorted walk of both, fed
-    /// straight to [`build`](Self::build).
+    /// filter's, or a doubling of it).
     ///
     /// # Errors
     ///
-    /// As [`build`](Self::build); [`Error::Full`] also when a count would
-    /// pass `u64::MAX`.
+    /// As [`build_sum`](Self::build_sum).
     pub(crate) fn with_sorted(
         &self,
         fingerprints: &[u64],
         shape: Shape,
         parameter: &'static str,
     ) -> Result<Self, Error> {
-        let mut old = self.entries().unwrap_or_default().into_iter().peekable();
-        let mut new = fingerprints.iter().copied().peekable();
-        let mut overflow = false;
-        let merged = std::iter::from_fn(|| {
-            let (f, mut count) = match (old.peek(), new.peek()) {
-                (Some(&(fo, _)), Some(&fnew)) if fnew < fo => (new.next()?, 1),
-                (Some(_), _) => old.next()?,
-                (None, _) => (new.next()?, 1),
-            };
-            while new.next_if_eq(&f).is_some() {
-                count = count.checked_add(1).unwrap_or_else(|| {
-                    overflow = true;
-                    count
-                });
-            }
-            Some((f, count))
-        });
-        let core = Core::build(shape, merged, parameter)?;
-        if overflow {
-            return Err(Error::Full);
-        }
-        Ok(core)
+        let entries = self.entries().unwrap_or_default();
+        Core::build_sum(shape, entries, grouped(fingerprints), parameter)
     }
 
     /// This filter's entries less one copy of each of `fingerprints`
@@ -701,24 +663,60 @@ impl Core {
         fingerprints: &[u64],
         parameter: &'static str,
     ) -> Result<(Self, u64), Error> {
-        let mut gone = fingerprints.iter().copied().peekable();
+        let mut asked = grouped(fingerprints).peekable();
         let mut removed = 0;
         let kept = self
             .entries()
             .unwrap_or_default()
             .into_iter()
             .filter_map(|(f, count)| {
-                while gone.next_if(|&g| g < f).is_some() {}
-                let mut asked = 0;
-                while gone.next_if_eq(&f).is_some() {
-                    asked += 1;
-                }
-                let taken = count.min(asked);
+                while asked.next_if(|&(g, _)| g < f).is_some() {}
+                let taken = asked
+                    .next_if(|&(g, _)| g == f)
+                    .map_or(0, |(_, n)| n.min(count));
                 removed += taken;
                 (count > taken).then_some((f, count - taken))
             });
         let core = Core::build(self.shape, kept, parameter)?;
         Ok((core, removed))
+    }
+
+    /// A table of `shape` holding the multiset sum of `a` and `b` (entries
+    /// in increasing fingerprint order, of `shape`'s space): one sorted walk
+    /// of both, fed straight to [`build`](Self::build).
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`Error::Full`] also when a count would
+    /// pass `u64::MAX`.
+    fn build_sum(
+        shape: Shape,
+        a: impl IntoIterator<Item = (u64, u64)>,
+        b: impl IntoIterator<Item = (u64, u64)>,
+        parameter: &'static str,
+    ) -> Result<Self, Error> {
+        let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+        let mut overflow = false;
+        let sum = std::iter::from_fn(|| {
+            let (f, count) = match (a.peek(), b.peek()) {
+                (Some(&(fa, _)), Some(&(fb, _))) if fb < fa => b.next()?,
+                (Some(_), _) => a.next()?,
+                (None, _) => b.next()?,
+            };
+            let count = match b.next_if(|&(fb, _)| fb == f) {
+                Some((_, more)) => count.checked_add(more).unwrap_or_else(|| {
+                    overflow = true;
+                    count
+                }),
+                None => count,
+            };
+            Some((f, count))
+        });
+        let core = Core::build(shape, sum, parameter)?;
+        if overflow {
+            return Err(Error::Full);
+        }
+        Ok(core)
     }
 
     /// Rebuilds a loaded table from its entries and checks that the rebuild
